@@ -1,0 +1,207 @@
+"""Every message that crosses a process boundary, as pydantic models.
+
+Two links carry them, both as length-prefixed JSON frames (see `native.codec`):
+- extension <-> host over native messaging (`ExtensionMessage`, `HostToExtension`);
+- host <-> MCP entry over the per-user local socket (`EntryMessage`, `HostToEntry`).
+
+`Call`, `Cancel`, `OpenUrl` and `Result` have the same shape on both links, so the host routes
+them by id and forwards the frame's bytes untouched instead of re-encoding them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+# WebMCP's own rule for tool names.
+TOOL_NAME_PATTERN = r"^[A-Za-z0-9_.\-]{1,128}$"
+ToolSource = Literal["native", "polyfill", "legacy", "declarative", "skill", "browser"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=False)
+
+
+class ToolAnnotations(BaseModel):
+    """Hints from an untrusted page: passed through, never relied on for security."""
+
+    model_config = ConfigDict(extra="allow")
+    readOnlyHint: bool | None = None
+    destructiveHint: bool | None = None
+    idempotentHint: bool | None = None
+    openWorldHint: bool | None = None
+    untrustedContentHint: bool | None = None
+
+
+class Tool(_Model):
+    """A tool as a site offers it (the union of its tabs' tools)."""
+
+    name: Annotated[str, Field(pattern=TOOL_NAME_PATTERN)]
+    title: str | None = None
+    description: str = ""
+    inputSchema: dict[str, Any] | None = None
+    annotations: ToolAnnotations | None = None
+    source: ToolSource = "native"
+
+
+class SiteTools(_Model):
+    """A site's whole tool set changed; an empty list means the site has gone."""
+
+    type: Literal["site_tools"] = "site_tools"
+    site: str
+    tools: list[Tool]
+
+
+class Registry(_Model):
+    """The whole registry: sent on connect, replaces whatever the receiver had."""
+
+    type: Literal["registry"] = "registry"
+    sites: dict[str, list[Tool]] = Field(default_factory=dict)
+
+
+class Call(_Model):
+    """Run `tool` of `site` in the site's newest live tab that has it.
+
+    `id` is unique per host: the entry prefixes it with the connection id it got in `Welcome`.
+    """
+
+    type: Literal["call"] = "call"
+    id: str
+    site: str
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    timeout_ms: int = 60_000
+    max_bytes: int = 16 * 1024 * 1024
+
+
+class Cancel(_Model):
+    type: Literal["cancel"] = "cancel"
+    id: str
+
+
+class OpenUrl(_Model):
+    type: Literal["open_url"] = "open_url"
+    id: str
+    url: str
+
+
+ErrorCode = Literal[
+    "no_extension",  # host has no browser connected
+    "no_tab",  # no live tab of the site
+    "not_found",  # the site has no such tool
+    "invalid_args",
+    "page_error",  # the tool threw / returned an error
+    "timeout",
+    "cancelled",
+    "too_large",
+    "tab_closed",  # the tab went away mid-call
+    "bad_request",
+    "internal",
+]
+
+
+class CallError(_Model):
+    code: ErrorCode
+    message: str
+
+
+class Result(_Model):
+    """Answer to `Call` / `OpenUrl`. `value` is the page's result as the JSON text it produced."""
+
+    type: Literal["result"] = "result"
+    id: str
+    ok: bool
+    value: str | None = None
+    error: CallError | None = None
+    tab_id: int | None = None
+
+
+class Chunk(_Model):
+    """One piece of a message too big for one frame (host->browser frames max 1 MiB).
+
+    The pieces of message `cid` are `data` strings that, joined in `seq` order, are its JSON text.
+    """
+
+    type: Literal["chunk"] = "chunk"
+    cid: str
+    seq: int
+    last: bool
+    data: str
+
+
+class Ping(_Model):
+    type: Literal["ping"] = "ping"
+    id: str = ""
+
+
+class Pong(_Model):
+    type: Literal["pong"] = "pong"
+    id: str = ""
+
+
+class Hello(_Model):
+    """First message from the extension after connectNative."""
+
+    type: Literal["hello"] = "hello"
+    extension_version: str
+    browser: str = ""
+    protocol: int = 1
+
+
+class Log(_Model):
+    """A line the extension wants in the host's log file (errors it cannot show elsewhere)."""
+
+    type: Literal["log"] = "log"
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    message: str
+
+
+# --- socket link: MCP entry <-> host -----------------------------------------------------
+
+
+class EntryHello(_Model):
+    type: Literal["entry_hello"] = "entry_hello"
+    client: str = ""
+    pid: int = 0
+    protocol: int = 1
+
+
+class Welcome(_Model):
+    """The host's answer to `EntryHello`: who it is and what it has now."""
+
+    type: Literal["welcome"] = "welcome"
+    host_id: str
+    conn: str
+    pid: int
+    browser: str = ""
+    extension_origin: str = ""
+    extension_version: str | None = None
+    extension_connected: bool = False
+    sites: dict[str, list[Tool]] = Field(default_factory=dict)
+
+
+class Status(_Model):
+    """The extension connected to or left the host."""
+
+    type: Literal["status"] = "status"
+    extension_connected: bool
+    extension_version: str | None = None
+    browser: str = ""
+
+
+ExtensionMessage = Annotated[
+    Hello | Registry | SiteTools | Result | Chunk | Pong | Ping | Log, Field(discriminator="type")
+]
+HostToExtension = Annotated[
+    Call | Cancel | OpenUrl | Chunk | Ping | Pong, Field(discriminator="type")
+]
+EntryMessage = Annotated[EntryHello | Call | Cancel | OpenUrl | Ping, Field(discriminator="type")]
+HostToEntry = Annotated[
+    Welcome | Registry | SiteTools | Result | Status | Pong, Field(discriminator="type")
+]
+
+extension_message = TypeAdapter(ExtensionMessage)
+entry_message = TypeAdapter(EntryMessage)
+host_to_entry = TypeAdapter(HostToEntry)
+host_to_extension = TypeAdapter(HostToExtension)
