@@ -164,6 +164,7 @@ class EntryHello(_Model):
     type: Literal["entry_hello"] = "entry_hello"
     client: str = ""
     pid: int = 0
+    token: str = ""  # the endpoint's token where the link is loopback TCP (Windows)
     protocol: int = 1
 
 

@@ -1,0 +1,95 @@
+"""`webmcp-sidecar`: one command, several roles.
+
+Chrome starts the host as `<path> chrome-extension://<id>/` (plus `--parent-window=` on
+Windows), so a first argument of that form means host mode. Imports are deferred per
+subcommand: the host must start fast and never loads the MCP SDK.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="webmcp-sidecar",
+        description="WebMCP tools from your browser, for your MCP clients.",
+    )
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    mcp = sub.add_parser("mcp", help="the stdio MCP server (what MCP clients launch)")
+    mcp.add_argument("--timeout", type=float, help="seconds a page tool may take (default 60)")
+    mcp.add_argument(
+        "--max-result-bytes", type=int, help="largest page result accepted (default 16 MiB)"
+    )
+
+    host = sub.add_parser("host", help="the native-messaging host (the browser starts it)")
+    host.add_argument("origin", nargs="?", default="", help="chrome-extension://<id>/")
+
+    inst = sub.add_parser("install", help="register the native host with a browser")
+    inst.add_argument("--browser", default="chromium", help="browser name (default chromium)")
+    inst.add_argument("--user-data-dir", type=Path, help="a custom browser profile dir")
+    inst.add_argument("--extension-id", action="append", default=[], help="extra allowed id")
+
+    demo = sub.add_parser("demo", help="open the demo site in Chromium and call its tools")
+    demo.add_argument("--headed", action="store_true", help="show the browser window")
+    demo.add_argument(
+        "--keep-open", action="store_true", help="keep the browser running for your MCP client"
+    )
+    demo.add_argument("--no-webmcp-flag", action="store_true",
+                      help="run without native WebMCP (exercises the polyfill)")
+    demo.add_argument("--chromium", default=None, help="path of the Chromium binary")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0].startswith("chrome-extension://"):
+        from .hostproc.app import main as host_main
+
+        return host_main(argv[0])
+    args = _parser().parse_args(argv)
+    if args.cmd == "host":
+        from .hostproc.app import main as host_main
+
+        return host_main(args.origin)
+    if args.cmd == "mcp":
+        return _run_mcp(args)
+    if args.cmd == "install":
+        return _install(args)
+    if args.cmd == "demo":
+        from .demo.run import main as demo_main
+
+        return demo_main(args)
+    return 2
+
+
+def _run_mcp(args: argparse.Namespace) -> int:
+    import anyio
+
+    from . import logs
+    from .entry.config import EntryConfig
+    from .entry.server import serve_stdio
+
+    logs.setup("mcp")
+    config = EntryConfig.from_env()
+    if args.timeout is not None:
+        config.timeout_s = args.timeout
+    if args.max_result_bytes is not None:
+        config.max_result_bytes = args.max_result_bytes
+    anyio.run(serve_stdio, config)
+    return 0
+
+
+def _install(args: argparse.Namespace) -> int:
+    from .install.manifest import install_into
+
+    if args.user_data_dir is None:
+        print("install: for now give --user-data-dir DIR (a browser profile directory).",
+              file=sys.stderr)
+        return 2
+    path = install_into(args.user_data_dir / "NativeMessagingHosts", args.extension_id)
+    print(f"Wrote {path}")
+    return 0

@@ -1,0 +1,221 @@
+"""The MCP entry's side of the local socket: one link per live host, merged into one view.
+
+The pool finds hosts by their endpoint files in the socket dir (a cheap directory scan, twice a
+second; never on the call path), keeps one connection to each, and merges their registries: a
+site seen by several hosts (profiles, browsers) is served by the one that reported it last.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from .. import localsock
+from ..native.codec import FrameError, dumps, parse_payload
+from ..protocol import messages as m
+
+log = logging.getLogger(__name__)
+
+SCAN_INTERVAL = 0.5
+
+
+class HostGone(Exception):
+    """The host closed the link while a call was in flight."""
+
+
+class HostLink:
+    def __init__(self, endpoint: localsock.Endpoint, pool: HostPool) -> None:
+        self.endpoint = endpoint
+        self.pool = pool
+        self.welcome: m.Welcome | None = None
+        self.sites: dict[str, list[m.Tool]] = {}
+        self.extension_connected = False
+        self._writer: asyncio.StreamWriter | None = None
+        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._ids = itertools.count(1)
+        self.closed = asyncio.Event()
+
+    @property
+    def name(self) -> str:
+        w = self.welcome
+        return f"{w.browser or 'browser'} (host {w.pid})" if w else str(self.endpoint.path)
+
+    async def open(self) -> None:
+        reader, writer = await localsock.connect(self.endpoint)
+        self._writer = writer
+        hello = m.EntryHello(client=self.pool.client_name, pid=os.getpid(), token=self.endpoint.token)
+        writer.write(localsock.frame(dumps(hello.model_dump())))
+        payload = await asyncio.wait_for(localsock.read_frame(reader), timeout=5)
+        if payload is None:
+            raise ConnectionError("host closed the link during the handshake")
+        self.welcome = m.Welcome.model_validate(parse_payload(payload))
+        self.sites = dict(self.welcome.sites)
+        self.extension_connected = self.welcome.extension_connected
+        self._reader = reader
+
+    async def pump(self) -> None:
+        try:
+            while (payload := await localsock.read_frame(self._reader)) is not None:
+                try:
+                    self._on_message(parse_payload(payload))
+                except (FrameError, ValidationError) as e:
+                    log.warning("bad frame from host %s dropped: %s", self.name, e)
+        except ConnectionError as e:
+            log.info("link to %s lost: %s", self.name, e)
+        finally:
+            self._close()
+
+    def _on_message(self, raw: dict[str, Any]) -> None:
+        if raw.get("type") == "result":
+            fut = self._pending.pop(str(raw.get("id")), None)
+            if fut is not None and not fut.done():
+                fut.set_result(raw)
+            return
+        msg = m.host_to_entry.validate_python(raw)
+        if isinstance(msg, m.SiteTools):
+            if msg.tools:
+                self.sites[msg.site] = msg.tools
+            else:
+                self.sites.pop(msg.site, None)
+            self.pool.touch(self, [msg.site])
+        elif isinstance(msg, m.Registry):
+            self.sites = dict(msg.sites)
+            self.pool.touch(self, list(msg.sites))
+        elif isinstance(msg, m.Status):
+            self.extension_connected = msg.extension_connected
+            if self.welcome:
+                self.welcome.browser = msg.browser or self.welcome.browser
+            self.pool.touch(self, [])
+
+    def _close(self) -> None:
+        if self.closed.is_set():
+            return
+        self.closed.set()
+        for fut in self._pending.values():
+            if not fut.done():
+                fut.set_exception(HostGone())
+        self._pending.clear()
+        if self._writer is not None:
+            self._writer.close()
+
+    def close(self) -> None:
+        self._close()
+
+    def _send(self, message: dict[str, Any]) -> None:
+        if self._writer is None or self.closed.is_set():
+            raise HostGone()
+        self._writer.write(localsock.frame(dumps(message)))
+
+    async def request(self, message: dict[str, Any]) -> m.Result:
+        """Send a call/open_url (its id is filled in here) and wait for the result.
+
+        Cancelling the waiting task (MCP cancellation, our timeout) tells the page to stop.
+        """
+        assert self.welcome is not None
+        call_id = f"{self.welcome.conn}.{next(self._ids)}"
+        message["id"] = call_id
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[call_id] = fut
+        try:
+            self._send(message)
+            raw = await fut
+        except asyncio.CancelledError:
+            self._pending.pop(call_id, None)
+            with contextlib.suppress(HostGone):
+                self._send({"type": "cancel", "id": call_id})
+            raise
+        return m.Result.model_validate(raw)
+
+
+@dataclass
+class SiteEntry:
+    tools: list[m.Tool]
+    link: HostLink
+
+
+class HostPool:
+    """All live hosts, and the merged site registry that the MCP server shows."""
+
+    def __init__(self, client_name: str = "", on_change: Callable[[], None] | None = None) -> None:
+        self.client_name = client_name
+        self.links: dict[str, HostLink] = {}  # endpoint path -> link
+        self.on_change = on_change or (lambda: None)
+        self._recency = itertools.count(1)
+        self._seen: dict[tuple[str, str], int] = {}  # (endpoint, site) -> when last reported
+        self.first_scan = asyncio.Event()
+        self._failed: dict[str, int] = {}
+
+    def touch(self, link: HostLink, sites: list[str]) -> None:
+        key = str(link.endpoint.path)
+        for site in sites:
+            self._seen[(key, site)] = next(self._recency)
+        self.on_change()
+
+    def merged(self) -> dict[str, SiteEntry]:
+        out: dict[str, SiteEntry] = {}
+        best: dict[str, int] = {}
+        for key, link in self.links.items():
+            for site, tools in link.sites.items():
+                rank = self._seen.get((key, site), 0)
+                if site not in best or rank > best[site]:
+                    best[site] = rank
+                    out[site] = SiteEntry(tools, link)
+        return out
+
+    def connected_browsers(self) -> list[HostLink]:
+        return [link for link in self.links.values() if link.extension_connected]
+
+    async def run(self) -> None:
+        """Discover hosts forever (cancel to stop)."""
+        async with asyncio.TaskGroup() as tg:
+            while True:
+                await self.scan(tg)
+                self.first_scan.set()
+                await asyncio.sleep(SCAN_INTERVAL)
+
+    async def scan(self, tg: asyncio.TaskGroup) -> None:
+        found = {str(ep.path): ep for ep in localsock.list_endpoints()}
+        new = [ep for key, ep in found.items() if key not in self.links]
+        if new:
+            await asyncio.gather(*(self._connect(ep, tg) for ep in new))
+
+    async def _connect(self, ep: localsock.Endpoint, tg: asyncio.TaskGroup) -> None:
+        key = str(ep.path)
+        link = HostLink(ep, self)
+        try:
+            await link.open()
+        except (OSError, ConnectionError, TimeoutError, ValidationError, FrameError) as e:
+            link.close()
+            if not localsock.pid_alive(ep.pid):
+                # A host that died without cleaning up (killed): its endpoint is stale.
+                with contextlib.suppress(OSError):
+                    ep.path.unlink()
+            else:
+                n = self._failed[key] = self._failed.get(key, 0) + 1
+                if n == 1:
+                    log.info("host endpoint %s not reachable yet: %s", key, e)
+            return
+        self._failed.pop(key, None)
+        self.links[key] = link
+        log.info("connected to %s", link.name)
+        self.touch(link, list(link.sites))
+        tg.create_task(self._watch(key, link))
+
+    async def _watch(self, key: str, link: HostLink) -> None:
+        await link.pump()
+        if self.links.get(key) is link:
+            del self.links[key]
+        log.info("host %s went away", link.name)
+        self.on_change()
+
+    def close(self) -> None:
+        for link in self.links.values():
+            link.close()

@@ -1,0 +1,247 @@
+"""The native host: one per browser profile, started by Chrome through connectNative.
+
+It mirrors the extension's domain registry and serves it to MCP entries over the local socket.
+Calls from entries go to the extension and results come back; both are routed by id and their
+frame bytes forwarded as they are (the two links share the message shapes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import os
+import signal
+import sys
+from typing import Any
+
+from pydantic import ValidationError
+
+from .. import __version__, localsock
+from ..native.codec import MAX_TO_BROWSER, FrameError, Reassembler, dumps, parse_payload, split_message
+from ..protocol import messages as m
+from .stdio import FrameReader, FrameWriter, open_stdio
+
+log = logging.getLogger(__name__)
+
+
+class EntryConn:
+    """One connected MCP entry."""
+
+    def __init__(self, conn_id: str, writer: asyncio.StreamWriter) -> None:
+        self.id = conn_id
+        self.prefix = conn_id + "."
+        self.writer = writer
+        self.pending: set[str] = set()
+        self.client = ""
+
+    def send_payload(self, payload: bytes) -> None:
+        if not self.writer.is_closing():
+            self.writer.write(localsock.frame(payload))
+
+
+class Host:
+    def __init__(self, origin: str, to_browser: FrameWriter) -> None:
+        self.origin = origin
+        self.to_browser = to_browser
+        self.sites: dict[str, list[m.Tool]] = {}
+        self.extension_version: str | None = None
+        self.browser = ""
+        self.conns: dict[str, EntryConn] = {}
+        self.pending: dict[str, EntryConn] = {}  # call id -> the entry that made it
+        self._conn_ids = itertools.count(1)
+        self._chunk_ids = itertools.count(1)
+        self._chunks = Reassembler()
+        self.host_id = f"{os.getpid()}"
+        self.token = ""  # set when the link is loopback TCP (Windows)
+
+    # --- browser side -------------------------------------------------------------------
+
+    @property
+    def extension_connected(self) -> bool:
+        return self.extension_version is not None
+
+    def send_to_browser(self, payload: bytes) -> None:
+        if len(payload) + 4 <= MAX_TO_BROWSER:
+            self.to_browser.write(payload)
+            return
+        cid = f"h{next(self._chunk_ids)}"
+        for piece in split_message(payload.decode(), cid, MAX_TO_BROWSER - 4):
+            self.to_browser.write(piece)
+
+    def on_browser_frame(self, payload: bytes) -> None:
+        try:
+            raw = parse_payload(payload)
+            self.on_browser_message(raw, payload)
+        except (FrameError, ValidationError) as e:
+            log.warning("bad frame from the browser dropped: %s", _short(e))
+
+    def on_browser_message(self, raw: dict[str, Any], payload: bytes) -> None:
+        kind = raw.get("type")
+        if kind == "result":
+            # Hot path: route by id, forward the bytes untouched.
+            conn = self.pending.pop(str(raw.get("id")), None)
+            if conn is not None:
+                conn.pending.discard(raw["id"])
+                conn.send_payload(payload)
+            return
+        msg = m.extension_message.validate_python(raw)
+        if isinstance(msg, m.Chunk):
+            text = self._chunks.add(msg.cid, msg.seq, msg.last, msg.data)
+            if text is not None:
+                joined = text.encode()
+                self.on_browser_message(parse_payload(joined), joined)
+        elif isinstance(msg, m.SiteTools):
+            if msg.tools:
+                self.sites[msg.site] = msg.tools
+            else:
+                self.sites.pop(msg.site, None)
+            self.broadcast(payload)
+        elif isinstance(msg, m.Registry):
+            self.sites = dict(msg.sites)
+            self.broadcast(payload)
+        elif isinstance(msg, m.Hello):
+            self.extension_version = msg.extension_version
+            self.browser = msg.browser
+            log.info("extension %s connected (%s)", msg.extension_version, msg.browser)
+            self.broadcast(dumps(self.status().model_dump()))
+        elif isinstance(msg, m.Ping):
+            self.send_to_browser(dumps(m.Pong(id=msg.id).model_dump()))
+        elif isinstance(msg, m.Log):
+            log.log(logging.getLevelName(msg.level.upper()), "extension: %s", msg.message[:2000])
+
+    def status(self) -> m.Status:
+        return m.Status(
+            extension_connected=self.extension_connected,
+            extension_version=self.extension_version,
+            browser=self.browser,
+        )
+
+    def broadcast(self, payload: bytes) -> None:
+        for conn in self.conns.values():
+            conn.send_payload(payload)
+
+    # --- entry side ---------------------------------------------------------------------
+
+    async def serve_entry(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = EntryConn(f"c{next(self._conn_ids)}", writer)
+        try:
+            while (payload := await localsock.read_frame(reader)) is not None:
+                try:
+                    raw = parse_payload(payload)
+                    if not self.on_entry_message(conn, raw, payload):
+                        return
+                except (FrameError, ValidationError) as e:
+                    log.warning("bad frame from an MCP entry dropped: %s", _short(e))
+        except ConnectionError as e:
+            log.info("entry %s: %s", conn.id, e)
+        finally:
+            self.conns.pop(conn.id, None)
+            for call_id in conn.pending:
+                # Nobody waits for these any more: stop the page's work.
+                self.pending.pop(call_id, None)
+                self.send_to_browser(dumps({"type": "cancel", "id": call_id}))
+            writer.close()
+
+    def on_entry_message(self, conn: EntryConn, raw: dict[str, Any], payload: bytes) -> bool:
+        kind = raw.get("type")
+        if kind in ("call", "open_url"):
+            call_id = raw.get("id")
+            if not isinstance(call_id, str) or not call_id.startswith(conn.prefix):
+                log.warning("entry %s sent a call with a foreign id %r", conn.id, call_id)
+                return True
+            if not self.extension_connected:
+                self._fail(conn, call_id, "no_extension", NO_EXTENSION)
+                return True
+            self.pending[call_id] = conn
+            conn.pending.add(call_id)
+            self.send_to_browser(payload)
+            return True
+        msg = m.entry_message.validate_python(raw)
+        if isinstance(msg, m.Cancel):
+            if msg.id in conn.pending:
+                self.send_to_browser(payload)
+        elif isinstance(msg, m.EntryHello):
+            if msg.token != self.token:
+                return False
+            conn.client = msg.client
+            self.conns[conn.id] = conn
+            welcome = m.Welcome(
+                host_id=self.host_id,
+                conn=conn.id,
+                pid=os.getpid(),
+                browser=self.browser,
+                extension_origin=self.origin,
+                extension_version=self.extension_version,
+                extension_connected=self.extension_connected,
+                sites=self.sites,
+            )
+            conn.send_payload(dumps(welcome.model_dump(exclude_none=True)))
+            log.info("MCP entry %s connected (%s, pid %s)", conn.id, msg.client, msg.pid)
+        elif isinstance(msg, m.Ping):
+            conn.send_payload(dumps({"type": "pong", "id": msg.id}))
+        return True
+
+    def _fail(self, conn: EntryConn, call_id: str, code: m.ErrorCode, message: str) -> None:
+        res = m.Result(id=call_id, ok=False, error=m.CallError(code=code, message=message))
+        conn.send_payload(dumps(res.model_dump(exclude_none=True)))
+
+
+NO_EXTENSION = (
+    "The browser has not finished connecting to WebMCP Sidecar yet. Wait a moment; if it "
+    "persists, open the browser and check the extension is enabled (webmcp-sidecar doctor)."
+)
+
+
+def _short(e: Exception) -> str:
+    text = str(e)
+    return text if len(text) < 300 else text[:300] + "..."
+
+
+async def run(origin: str) -> int:
+    """Serve until the browser closes our stdin."""
+    reader, writer = await open_stdio()
+    host = Host(origin, writer)
+    server, endpoint = await localsock.serve(host.serve_entry)
+    host.token = endpoint.token
+    log.info("host %s (v%s) for %s listening on %s", os.getpid(), __version__, origin, endpoint.path)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+
+    async def pump() -> None:
+        while (payload := await reader.read()) is not None:
+            host.on_browser_frame(payload)
+        log.info("stdin closed: the browser disconnected")
+        stop.set()
+
+    task = asyncio.create_task(pump())
+    try:
+        await stop.wait()
+    finally:
+        task.cancel()
+        server.close()
+        endpoint.path.unlink(missing_ok=True)
+        for conn in list(host.conns.values()):
+            conn.writer.close()
+    return 0
+
+
+def main(origin: str) -> int:
+    from .. import logs
+
+    logs.setup("host")
+    if not origin.startswith("chrome-extension://"):
+        print(
+            "webmcp-sidecar host is started by the browser (it speaks native messaging on "
+            "stdin/stdout). To check the setup, run: webmcp-sidecar doctor",
+            file=sys.stderr,
+        )
+    try:
+        return asyncio.run(run(origin))
+    except Exception:
+        log.exception("host crashed")
+        return 1

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what the demo and the tests need on a fresh Debian machine: Debian's Chromium,
+# gnome-keyring and dbus (real Secret Service for keyring tests), and a virtualenv in .venv
+# with the project and its test extras. Safe to run again: it skips what is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+[ -x /usr/lib/chromium/chromium ] || need_apt+=(chromium)
+command -v gnome-keyring-daemon >/dev/null || need_apt+=(gnome-keyring)
+command -v dbus-run-session >/dev/null || need_apt+=(dbus dbus-x11)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "setup: installing ${need_apt[*]} with apt" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)
+if [ ! -f "$stamp" ]; then
+  .venv/bin/pip install -q --disable-pip-version-check -e ".[test]"
+  rm -f .venv/.installed-*; touch "$stamp"
+fi
