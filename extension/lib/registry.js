@@ -8,7 +8,7 @@ import { normalizeTools, canonicalJson } from './tools.js';
 
 /**
  * @typedef {import('./protocol.js').Tool} Tool
- * @typedef {{site: string|null, tools: Map<string, Tool>, native: boolean}} FrameEntry
+ * @typedef {{site: string|null, top: boolean, tools: Map<string, Tool>, native: boolean}} FrameEntry
  * @typedef {{id: number, site: string|null, windowId: number|undefined, order: number,
  *   frames: Map<number, FrameEntry>}} TabEntry
  * @typedef {{tabId: number, frameId: number, windowId: number|undefined}} Route
@@ -40,20 +40,25 @@ export class Registry {
    * The top frame decides the tab's site; a sub-frame's tools count only when the frame is of
    * the tab's own site (a cross-site iframe, e.g. an ad, must not add tools to the site).
    * @param {number} tabId
-   * @param {number} frameId 0 = top frame
+   * @param {number} frameId
    * @param {number|undefined} windowId
    * @param {string} url the frame's URL
    * @param {unknown} tools
    * @param {boolean} native whether the tools come from the browser's own WebMCP
-   * @param {string} [tabUrl] the tab's URL, to place a tab first seen through a sub-frame
+   * @param {{top?: boolean, tabUrl?: string}} [opts] top: the tab's main frame (default:
+   *   frameId 0; an activated prerendered page is main with another id); tabUrl: the tab's
+   *   URL, to place a tab first seen through a sub-frame
+   * @returns {boolean} whether the tab changed site
    */
-  reportFrame(tabId, frameId, windowId, url, tools, native, tabUrl) {
+  reportFrame(tabId, frameId, windowId, url, tools, native, { top = frameId === 0, tabUrl } = {}) {
     const frameSite = siteOf(url);
     const tab = this._tabFor(tabId, windowId);
-    if (frameId === 0) this._showSite(tab, frameSite);
-    else if (tab.site === null && tabUrl !== undefined) this._showSite(tab, siteOf(tabUrl));
-    tab.frames.set(frameId, { site: frameSite, tools: normalizeTools(tools, native), native: !!native });
+    let moved = false;
+    if (top) moved = this._showSite(tab, frameSite);
+    else if (tab.site === null && tabUrl !== undefined) moved = this._showSite(tab, siteOf(tabUrl));
+    tab.frames.set(frameId, { site: frameSite, top, tools: normalizeTools(tools, native), native: !!native });
     if (tab.site !== null) this._dirty.add(tab.site);
+    return moved;
   }
 
   /** A frame's document went away (its port closed). */
@@ -78,17 +83,25 @@ export class Registry {
    * @param {number} tabId
    * @param {string} url
    * @param {number} [windowId]
+   * @returns {boolean} whether the tab changed site
    */
   tabNavigated(tabId, url, windowId) {
     const site = siteOf(url);
-    if (!this.tabs.has(tabId) && (site === null || windowId === undefined)) return;
-    this._showSite(this._tabFor(tabId, windowId), site);
+    if (!this.tabs.has(tabId) && (site === null || windowId === undefined)) return false;
+    const tab = this._tabFor(tabId, windowId);
+    if (windowId !== undefined) tab.windowId = windowId;
+    return this._showSite(tab, site);
   }
 
   /** The tab moved to another window. */
   tabMoved(tabId, windowId) {
     const tab = this.tabs.get(tabId);
     if (tab) tab.windowId = windowId;
+  }
+
+  /** @returns {string|null|undefined} the site the tab shows; undefined for an unknown tab */
+  siteOfTab(tabId) {
+    return this.tabs.get(tabId)?.site;
   }
 
   // --- queries ----------------------------------------------------------------------------
@@ -191,12 +204,14 @@ export class Registry {
 
   // --- internals --------------------------------------------------------------------------
 
+  /** The tab's entry, created when new. A frame's windowId only fills a gap: it was read
+   * when the frame connected, and tabMoved() knows better since. */
   _tabFor(tabId, windowId) {
     let tab = this.tabs.get(tabId);
     if (!tab) {
       tab = { id: tabId, site: null, windowId, order: 0, frames: new Map() };
       this.tabs.set(tabId, tab);
-    } else if (windowId !== undefined) {
+    } else if (tab.windowId === undefined) {
       tab.windowId = windowId;
     }
     return tab;
@@ -204,7 +219,7 @@ export class Registry {
 
   /** The tab now shows `site`: leaving a site drops the old documents' frames. */
   _showSite(tab, site) {
-    if (tab.site === site) return;
+    if (tab.site === site) return false;
     if (tab.site !== null) {
       this._dirty.add(tab.site);
       tab.frames.clear();
@@ -212,6 +227,7 @@ export class Registry {
     tab.site = site;
     tab.order = ++this._order;
     if (site !== null) this._dirty.add(site);
+    return true;
   }
 
   /** Tabs showing the site, newest first. */
@@ -223,7 +239,9 @@ export class Registry {
 
   /** The tab's frames that count for its site: top frame first, then by frame id. */
   _frameEntriesOf(tab) {
-    return [...tab.frames.entries()].filter(([, f]) => f.site === tab.site).sort((a, b) => a[0] - b[0]);
+    return [...tab.frames.entries()]
+      .filter(([, f]) => f.site === tab.site)
+      .sort((a, b) => Number(b[1].top) - Number(a[1].top) || a[0] - b[0]);
   }
 
   _framesOf(tab) {

@@ -38,8 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--keep-open", action="store_true", help="keep the browser running for your MCP client"
     )
-    demo.add_argument("--no-webmcp-flag", action="store_true",
-                      help="run without native WebMCP (exercises the polyfill)")
+    demo.add_argument(
+        "--no-webmcp-flag",
+        action="store_true",
+        help="run without native WebMCP (exercises the polyfill)",
+    )
     demo.add_argument("--chromium", default=None, help="path of the Chromium binary")
     return p
 
@@ -87,8 +90,10 @@ def _install(args: argparse.Namespace) -> int:
     from .install.manifest import install_into
 
     if args.user_data_dir is None:
-        print("install: for now give --user-data-dir DIR (a browser profile directory).",
-              file=sys.stderr)
+        print(
+            "install: for now give --user-data-dir DIR (a browser profile directory).",
+            file=sys.stderr,
+        )
         return 2
     path = install_into(args.user_data_dir / "NativeMessagingHosts", args.extension_id)
     print(f"Wrote {path}")

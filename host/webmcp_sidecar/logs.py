@@ -21,6 +21,8 @@ def setup(name: str, level: str | None = None) -> logging.Logger:
         )
     except OSError:
         handler = logging.NullHandler()  # never fall back to stdout: it is the native channel
-    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"))
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
+    )
     root.handlers[:] = [handler]
     return logging.getLogger(f"webmcp_sidecar.{name}")

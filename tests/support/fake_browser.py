@@ -26,8 +26,12 @@ class FakeBrowser:
 
     async def start(self) -> None:
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "webmcp_sidecar", f"chrome-extension://{EXTENSION_ID}/",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-m",
+            "webmcp_sidecar",
+            f"chrome-extension://{EXTENSION_ID}/",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
             env={**os.environ, **self.env},
         )
         self._task = asyncio.create_task(self._read())

@@ -57,7 +57,9 @@ def to_call_result(result: Result, max_bytes: int) -> types.CallToolResult:
                 return types.CallToolResult.model_validate(value)
             except ValidationError:
                 pass
-        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=value)
+        return types.CallToolResult(
+            content=[types.TextContent(text=text)], structured_content=value
+        )
     if isinstance(value, str):
         return text_result(value)
     return text_result(text)

@@ -259,9 +259,14 @@ class Entry:
 
     async def _call_by_site(self, args: dict[str, Any]) -> types.CallToolResult:
         site, tool, tool_args = args.get("site"), args.get("tool"), args.get("arguments") or {}
-        if not isinstance(site, str) or not isinstance(tool, str) or not isinstance(tool_args, dict):
-            return error_result("call_site_tool needs `site` and `tool` (strings) and an object "
-                                "`arguments`.")
+        if (
+            not isinstance(site, str)
+            or not isinstance(tool, str)
+            or not isinstance(tool_args, dict)
+        ):
+            return error_result(
+                "call_site_tool needs `site` and `tool` (strings) and an object `arguments`."
+            )
         site = site.strip().lower().removeprefix("https://").removeprefix("http://").rstrip("/")
         ref = self._find(site, tool)
         if ref is not None:
@@ -287,8 +292,9 @@ class Entry:
         if isinstance(site, str) and site:
             entry = merged.get(site.strip().lower())
             if entry is None:
-                return error_result(f"No open tab of {site} offers tools. Open sites: "
-                                    f"{', '.join(sorted(merged))}.")
+                return error_result(
+                    f"No open tab of {site} offers tools. Open sites: {', '.join(sorted(merged))}."
+                )
             data: dict[str, Any] = {
                 "site": site,
                 "tools": [
@@ -298,7 +304,8 @@ class Entry:
                         "description": t.description,
                         "inputSchema": t.inputSchema or EMPTY_SCHEMA,
                         "annotations": t.annotations.model_dump(exclude_none=True)
-                        if t.annotations else {},
+                        if t.annotations
+                        else {},
                     }
                     for t in entry.tools
                 ],
@@ -306,8 +313,14 @@ class Entry:
         else:
             data = {
                 "sites": {
-                    s: [{"name": t.name, "mcp_name": by_name.get((s, t.name)),
-                         "description": t.description[:200]} for t in e.tools]
+                    s: [
+                        {
+                            "name": t.name,
+                            "mcp_name": by_name.get((s, t.name)),
+                            "description": t.description[:200],
+                        }
+                        for t in e.tools
+                    ]
                     for s, e in sorted(merged.items())
                 }
             }
@@ -379,5 +392,7 @@ async def serve_stdio(config: EntryConfig | None = None) -> None:
     server = entry.build_server()
     async with stdio_server() as (read, write):
         await server.run(
-            read, write, server.create_initialization_options(NotificationOptions(tools_changed=True))
+            read,
+            write,
+            server.create_initialization_options(NotificationOptions(tools_changed=True)),
         )

@@ -19,9 +19,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from .. import __version__, localsock
-from ..native.codec import MAX_TO_BROWSER, FrameError, Reassembler, dumps, parse_payload, split_message
+from ..native.codec import (
+    MAX_TO_BROWSER,
+    FrameError,
+    Reassembler,
+    dumps,
+    parse_payload,
+    split_message,
+)
 from ..protocol import messages as m
-from .stdio import FrameReader, FrameWriter, open_stdio
+from .stdio import FrameWriter, open_stdio
 
 log = logging.getLogger(__name__)
 
@@ -205,7 +212,9 @@ async def run(origin: str) -> int:
     host = Host(origin, writer)
     server, endpoint = await localsock.serve(host.serve_entry)
     host.token = endpoint.token
-    log.info("host %s (v%s) for %s listening on %s", os.getpid(), __version__, origin, endpoint.path)
+    log.info(
+        "host %s (v%s) for %s listening on %s", os.getpid(), __version__, origin, endpoint.path
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

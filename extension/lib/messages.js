@@ -1,0 +1,125 @@
+// Checking what the host sends, shaping what goes back, and the plain-language error texts.
+// Whatever leaves here must validate against host/webmcp_sidecar/protocol/messages.py.
+
+import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, ERROR_CODES } from './protocol.js';
+
+/** A call may not ask for more than a day; anything longer is a bug upstream. */
+const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
+const MAX_MESSAGE_CHARS = 2000;
+
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isId = (v) => typeof v === 'string' && v.length > 0;
+const positiveInt = (v, fallback, max) =>
+  Number.isFinite(v) && v > 0 ? Math.min(Math.floor(v), max) : fallback;
+
+/**
+ * Validates and normalises a message from the host.
+ * @param {any} msg
+ * @returns {{ok: true, msg: any} | {ok: false, error: string, id?: string}}
+ *   on failure, `id` is set when the message was a request that deserves a `result`
+ */
+export function checkHostMessage(msg) {
+  if (!isPlainObject(msg)) return { ok: false, error: 'host message is not a JSON object' };
+  const { type } = msg;
+  const requestId = (type === 'call' || type === 'open_url') && isId(msg.id) ? msg.id : undefined;
+  const bad = (what) => ({ ok: false, error: `malformed ${type} message: ${what}`, id: requestId });
+  switch (type) {
+    case 'call':
+      if (!isId(msg.id)) return bad('no id');
+      if (typeof msg.site !== 'string' || !msg.site) return bad('no site');
+      if (typeof msg.tool !== 'string' || !msg.tool) return bad('no tool');
+      if (msg.args !== undefined && msg.args !== null && !isPlainObject(msg.args)) return bad('args is not an object');
+      return {
+        ok: true,
+        msg: {
+          type,
+          id: msg.id,
+          site: msg.site.toLowerCase(),
+          tool: msg.tool,
+          args: msg.args ?? {},
+          timeout_ms: positiveInt(msg.timeout_ms, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
+          max_bytes: positiveInt(msg.max_bytes, DEFAULT_MAX_BYTES, Number.MAX_SAFE_INTEGER),
+        },
+      };
+    case 'open_url':
+      if (!isId(msg.id)) return bad('no id');
+      if (typeof msg.url !== 'string') return bad('no url');
+      return { ok: true, msg: { type, id: msg.id, url: msg.url } };
+    case 'cancel':
+      if (!isId(msg.id)) return bad('no id');
+      return { ok: true, msg: { type, id: msg.id } };
+    case 'ping':
+    case 'pong':
+      return { ok: true, msg: { type, id: typeof msg.id === 'string' ? msg.id : '' } };
+    case 'chunk':
+      return { ok: true, msg };
+    default:
+      return { ok: false, error: `unknown message type ${JSON.stringify(String(type)).slice(0, 80)}` };
+  }
+}
+
+/**
+ * A failed `result` for the host.
+ * @param {string} id
+ * @param {import('./protocol.js').ErrorCode} code
+ * @param {string} message
+ * @param {number|null} [tabId]
+ * @returns {import('./protocol.js').ResultMsg}
+ */
+export function errorResult(id, code, message, tabId = null) {
+  return { type: 'result', id, ok: false, error: { code, message }, tab_id: tabId };
+}
+
+/**
+ * A content script's `result` reshaped for the host: value always JSON text, error always
+ * a known code with a message, the page's output capped at max_bytes.
+ * @param {string} id
+ * @param {any} raw the frame's message
+ * @param {number} tabId
+ * @param {number} maxBytes
+ * @returns {import('./protocol.js').ResultMsg}
+ */
+export function frameResultToHost(id, raw, tabId, maxBytes) {
+  if (raw.ok === true) {
+    let value = raw.value;
+    if (typeof value !== 'string') value = value === undefined ? 'undefined' : JSON.stringify(value) ?? 'undefined';
+    // A UTF-16 length over the cap means more bytes than the cap; exact count only near it.
+    if (value.length > maxBytes || (value.length * 3 > maxBytes && new TextEncoder().encode(value).length > maxBytes)) {
+      return errorResult(id, 'too_large',
+        `The tool's result is larger than the ${maxBytes} bytes allowed for this call.`, tabId);
+    }
+    return { type: 'result', id, ok: true, value, tab_id: tabId };
+  }
+  const err = isPlainObject(raw.error) ? raw.error : { message: raw.error };
+  const code = ERROR_CODES.includes(err.code) ? err.code : 'page_error';
+  let message = typeof err.message === 'string' && err.message ? err.message : 'The tool failed without saying why.';
+  if (message.length > MAX_MESSAGE_CHARS) message = `${message.slice(0, MAX_MESSAGE_CHARS)}…`;
+  return errorResult(id, code, message, tabId);
+}
+
+/** @param {string} site */
+export function noTabMessage(site) {
+  return `No tab of ${site} is open. Open it in the browser (the open_browser tool can do it) and try again.`;
+}
+
+/**
+ * @param {string} site
+ * @param {string} tool
+ * @param {string[]} names the site's tools now
+ */
+export function notFoundMessage(site, tool, names) {
+  if (!names.length) {
+    return `${site} has no tool named "${tool}" right now: its page offers no tools at the moment ` +
+      '(it may still be loading). Try again in a moment, or reload the page.';
+  }
+  const shown = names.length > 50 ? `${names.slice(0, 50).join(', ')}, …` : names.join(', ');
+  return `${site} has no tool named "${tool}" right now. Its tools: ${shown}.`;
+}
+
+export const TAB_CLOSED_MESSAGE = 'The tab running the call was closed before the tool answered.';
+
+/** @param {number} ms */
+export function timeoutMessage(ms) {
+  return `The page did not answer within ${Math.round(ms / 100) / 10} s. It may be busy or stuck; try again, or reload the page.`;
+}
+export const CANCELLED_MESSAGE = 'The call was cancelled.';

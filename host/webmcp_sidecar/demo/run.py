@@ -1,0 +1,156 @@
+"""`webmcp-sidecar demo`: the whole chain on the embedded flight-search site.
+
+Serves the site on localhost, starts Chromium with our extension and a fresh profile whose
+NativeMessagingHosts holds our manifest (so the browser itself starts our host), then acts as an
+MCP client through `webmcp-sidecar mcp`: lists the tools, searches flights, filters them, and
+reads back what the page shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import http.server
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, StdioServerParameters, types
+
+from ..install.manifest import install_into
+from .chromium import extension_dir, find_chromium, flags
+
+SITE_DIR = Path(__file__).parent / "site"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serve_site(directory: Path = SITE_DIR) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+
+
+def _text(result: types.CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+def _say(msg: str = "") -> None:
+    print(msg, flush=True)
+
+
+async def _drive(url: str, keep_open: bool) -> int:
+    site = url.split("/")[2]
+    params = StdioServerParameters(command=sys.executable, args=["-m", "webmcp_sidecar", "mcp"])
+    async with Client(params, client_info=types.Implementation(name="demo", version="1")) as c:
+        _say(f"MCP client connected to `webmcp-sidecar mcp` (protocol {c.protocol_version}).")
+        tools: list[types.Tool] = []
+        with anyio.move_on_after(45):
+            while not any(t.name.endswith("__searchFlights") for t in tools):
+                tools = (await c.list_tools()).tools
+                await anyio.sleep(0.25)
+        site_tools = [t for t in tools if "__" in t.name]
+        if not site_tools:
+            _say(
+                "The site's tools did not show up within 45 s. Run `webmcp-sidecar doctor`; "
+                "logs are in the directory it prints."
+            )
+            return 1
+        _say(f"\nTools the MCP client sees ({len(tools)}):")
+        for t in tools:
+            _say(f"  {t.name:34} {(t.description or '').splitlines()[0][:70]}")
+
+        def name(tool: str) -> str:
+            return next(t.name for t in site_tools if t.name.endswith("__" + tool))
+
+        args = {"from": "PEK", "to": "SHA", "date": "2026-12-01", "passengers": 1}
+        _say(f"\nCalling {name('searchFlights')} {json.dumps(args)}")
+        t0 = time.perf_counter()
+        r = await c.call_tool(name("searchFlights"), args)
+        dt = (time.perf_counter() - t0) * 1000
+        found = r.structured_content or {}
+        _say(
+            f"  -> {found.get('count')} flights {found.get('route')} in {dt:.1f} ms "
+            f"(isError={r.is_error})"
+        )
+        for f in (found.get("flights") or [])[:3]:
+            _say(
+                f"     {f['id']} {f['airline']:14} {f['departure']} stops={f['stops']} "
+                f"¥{f['price']}"
+            )
+
+        _say(f'\nCalling {name("setFilters")} {{"maxStops": 0, "sortBy": "departure"}}')
+        r = await c.call_tool(name("setFilters"), {"maxStops": 0, "sortBy": "departure"})
+        _say(f"  -> {_text(r)}")
+
+        _say(f"\nCalling {name('searchFlights')} with a bad date (validated before the page):")
+        r = await c.call_tool(name("searchFlights"), {"from": "PEK", "to": "SHA", "date": "soon"})
+        _say("  -> " + _text(r).splitlines()[1] + f" (isError={r.is_error})")
+
+        _say(f"\nWhat the page at {site} now shows ({name('listFlights')}):")
+        r = await c.call_tool(name("listFlights"), {})
+        shown = r.structured_content or {}
+        _say(f"  {shown.get('status')}")
+        for line in shown.get("flights", []):
+            _say(f"   - {line}")
+
+        if keep_open:
+            _say(
+                "\nThe browser stays open. Point your MCP client at this command:\n"
+                f"  {shutil.which('webmcp-sidecar') or sys.executable + ' -m webmcp_sidecar'} mcp\n"
+                "e.g. Claude Desktop's claude_desktop_config.json:\n"
+                '  {"mcpServers": {"webmcp-sidecar": {"command": "webmcp-sidecar", '
+                '"args": ["mcp"]}}}\n'
+                "Press Ctrl-C to stop."
+            )
+            await anyio.sleep_forever()
+    return 0
+
+
+def main(args: argparse.Namespace) -> int:
+    chromium = find_chromium(args.chromium)
+    ext = extension_dir()
+    profile = Path(tempfile.mkdtemp(prefix="webmcp-sidecar-demo-"))
+    install_into(profile / "NativeMessagingHosts")
+    with serve_site() as url:
+        cmd = [
+            chromium,
+            f"--user-data-dir={profile}",
+            *flags(ext, webmcp=not args.no_webmcp_flag, headless=not args.headed),
+            url,
+        ]
+        mode = "native WebMCP" if not args.no_webmcp_flag else "the WebMCP Sidecar polyfill"
+        _say(
+            f"Demo site: {url}\nChromium: {chromium} ({'headed' if args.headed else 'headless'},"
+            f" {mode})\nExtension: {ext}\nProfile: {profile}\n"
+        )
+        browser = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            return anyio.run(_drive, url, args.keep_open)
+        except KeyboardInterrupt:
+            return 0
+        finally:
+            browser.send_signal(signal.SIGTERM)
+            try:
+                browser.wait(10)
+            except subprocess.TimeoutExpired:
+                browser.kill()
+            shutil.rmtree(profile, ignore_errors=True)

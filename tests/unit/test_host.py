@@ -1,0 +1,180 @@
+"""The host process with a scripted browser on its stdio and bare socket clients."""
+
+import json
+import os
+import stat
+
+import pytest
+
+from tests.support.fake_browser import FakeBrowser
+from tests.support.raw_entry import RawEntry
+from webmcp_sidecar import localsock
+from webmcp_sidecar.native.codec import MAX_TO_BROWSER, header
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = [{"name": "add", "description": "Add", "inputSchema": {"type": "object"}}]
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+async def browser(tmp_path, monkeypatch):
+    env = {
+        "WEBMCP_SIDECAR_SOCKET_DIR": str(tmp_path / "sock"),
+        "WEBMCP_SIDECAR_LOG_DIR": str(tmp_path / "log"),
+    }
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    b = FakeBrowser(env)
+    await b.start()
+    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
+    b.send({"type": "registry", "sites": {"a.test": TOOLS}})
+    yield b
+    if b.proc and b.proc.returncode is None:
+        b.proc.kill()
+        await b.proc.wait()
+
+
+async def test_entry_gets_welcome_with_registry_and_updates(browser):
+    e = await RawEntry.connect()
+    assert e.welcome["type"] == "welcome" and e.welcome["extension_connected"]
+    assert e.welcome["sites"]["a.test"][0]["name"] == "add"
+    browser.send({"type": "site_tools", "site": "b.test", "tools": TOOLS})
+    msg = await e.recv("site_tools")
+    assert msg["site"] == "b.test"
+    e.close()
+
+
+async def test_socket_is_private(browser, tmp_path):
+    await RawEntry.connect()
+    (ep,) = localsock.list_endpoints()
+    assert stat.S_IMODE(ep.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(ep.path.parent.stat().st_mode) == 0o700
+
+
+async def test_malformed_frames_are_dropped_and_the_host_lives_on(browser, tmp_path):
+    e = await RawEntry.connect()
+    browser.send_raw(b"\xff\xfe not utf8")
+    browser.send_raw(b"{not json")
+    browser.send_raw(b"[1,2,3]")
+    browser.send({"type": "no_such_message"})
+    browser.send({"type": "site_tools", "site": "x", "tools": [{"name": "bad name!"}]})
+    browser.send({"type": "site_tools", "site": "ok.test", "tools": TOOLS})
+    msg = await e.recv("site_tools")
+    assert msg["site"] == "ok.test"  # the bad ones never reached the entry
+    log = (tmp_path / "log" / "host.log").read_text()
+    assert "not valid UTF-8" in log and "not valid JSON" in log and "not an object" in log
+
+
+async def test_oversized_frame_from_browser_is_skipped(browser):
+    e = await RawEntry.connect()
+    n = 64 * 1024 * 1024 + 1
+    browser.send_bytes(header("native").pack(n))
+    browser.send_bytes(b" " * n)
+    browser.send({"type": "site_tools", "site": "after.test", "tools": TOOLS})
+    msg = await e.recv("site_tools", timeout=30)
+    assert msg["site"] == "after.test"
+
+
+async def test_calls_route_to_their_entry_and_bytes_pass_through(browser):
+    e1, e2 = await RawEntry.connect(), await RawEntry.connect()
+    for e in (e1, e2):
+        e.send(
+            {
+                "type": "call",
+                "id": e.welcome["conn"] + ".1",
+                "site": "a.test",
+                "tool": "add",
+                "args": {"who": e.welcome["conn"]},
+            }
+        )
+    calls = [await browser.expect("call"), await browser.expect("call")]
+    for c in calls:
+        browser.send(
+            {"type": "result", "id": c["id"], "ok": True, "value": json.dumps(c["args"]["who"])}
+        )
+    for e in (e1, e2):
+        r = await e.recv("result")
+        assert r["id"].startswith(e.welcome["conn"] + ".")
+        assert json.loads(r["value"]) == e.welcome["conn"]
+
+
+async def test_foreign_call_ids_are_refused(browser):
+    e = await RawEntry.connect()
+    e.send({"type": "call", "id": "c999.1", "site": "a.test", "tool": "add", "args": {}})
+    e.send({"type": "ping", "id": "p"})
+    await e.recv("pong")
+    assert browser.inbox.empty()
+
+
+async def test_large_call_is_split_into_frames_under_1_mib(browser):
+    e = await RawEntry.connect()
+    big = "数据🙂" * 400_000  # ~4.4 MB of UTF-8
+    e.send(
+        {
+            "type": "call",
+            "id": e.welcome["conn"] + ".1",
+            "site": "a.test",
+            "tool": "add",
+            "args": {"blob": big},
+        }
+    )
+    call = await browser.expect("call")
+    assert call["args"]["blob"] == big
+    assert max(browser.frame_sizes) <= MAX_TO_BROWSER - 4
+    assert len(browser.frame_sizes) >= 4
+
+
+async def test_entry_leaving_mid_call_cancels_it_in_the_browser(browser):
+    e = await RawEntry.connect()
+    call_id = e.welcome["conn"] + ".7"
+    e.send({"type": "call", "id": call_id, "site": "a.test", "tool": "add", "args": {}})
+    await browser.expect("call")
+    e.close()
+    cancel = await browser.expect("cancel")
+    assert cancel["id"] == call_id
+
+
+async def test_calls_before_the_extension_says_hello_get_a_clear_error(tmp_path, monkeypatch):
+    env = {
+        "WEBMCP_SIDECAR_SOCKET_DIR": str(tmp_path / "s"),
+        "WEBMCP_SIDECAR_LOG_DIR": str(tmp_path),
+    }
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    b = FakeBrowser(env)
+    await b.start()
+    e = await RawEntry.connect()
+    e.send({"type": "call", "id": e.welcome["conn"] + ".1", "site": "a", "tool": "t"})
+    r = await e.recv("result")
+    assert r["error"]["code"] == "no_extension" and "browser" in r["error"]["message"]
+    assert await b.close() == 0
+
+
+async def test_eof_on_stdin_exits_cleanly_and_removes_the_socket(browser):
+    await RawEntry.connect()
+    assert localsock.list_endpoints()
+    assert await browser.close() == 0
+    assert localsock.list_endpoints() == []
+
+
+async def test_ping_answered_with_pong(browser):
+    browser.send({"type": "ping", "id": "42"})
+    assert (await browser.expect("pong"))["id"] == "42"
+
+
+def test_peer_of_another_user_is_refused(monkeypatch):
+    import socket as s
+
+    a, b = s.socketpair(s.AF_UNIX)
+    try:
+        assert localsock.same_user(a)  # same process, same uid
+        monkeypatch.setattr(os, "getuid", lambda: os.geteuid() + 1)
+        assert not localsock.same_user(a)
+    finally:
+        a.close()
+        b.close()
