@@ -67,7 +67,12 @@ def to_call_result(result: Result, max_bytes: int) -> types.CallToolResult:
 
 def too_large_message(size: int, cap: int) -> str:
     return (
-        f"The tool's result is {size / 1e6:.1f} MB, over the {cap / 1e6:.0f} MB limit. "
+        f"The tool's result is {_mb(size)}, over the {_mb(cap)} limit. "
         "Ask for less (a narrower query, fewer items), or raise the limit with "
         "--max-result-bytes."
     )
+
+
+def _mb(n: int) -> str:
+    """Binary units, as the extension words the same error."""
+    return f"{n / 1048576:.1f} MB" if n >= 1048576 else f"{n / 1024:.1f} KB"

@@ -1,0 +1,66 @@
+"""Debian's Chromium, driven by Playwright, with our unpacked extension and a fresh profile
+whose NativeMessagingHosts holds our manifest, so Chromium itself starts our real host.
+
+Used by the end-to-end tests and the benchmarks. Never `playwright install`: we pass
+`executable_path` to the system's Chromium.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from playwright.async_api import BrowserContext, Page, Worker, async_playwright
+
+from webmcp_sidecar.demo.chromium import BASE_FLAGS, extension_dir, find_chromium
+
+
+class Browser:
+    def __init__(self, ctx: BrowserContext, profile: Path, mode: str) -> None:
+        self.ctx = ctx
+        self.profile = profile
+        self.mode = mode
+
+    async def open(self, url: str) -> Page:
+        page = await self.ctx.new_page()
+        await page.goto(url)
+        return page
+
+    async def worker(self) -> Worker:
+        if self.ctx.service_workers:
+            return self.ctx.service_workers[0]
+        return await self.ctx.wait_for_event("serviceworker", timeout=10_000)
+
+
+def install_manifest(profile: Path, env: dict[str, str]) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "webmcp_sidecar", "install", "--browser", "chromium",
+         "--user-data-dir", str(profile)],
+        check=True, env={**os.environ, **env}, capture_output=True,
+    )
+
+
+@contextlib.asynccontextmanager
+async def launch(tmp_path: Path, env: dict[str, str], mode: str) -> AsyncIterator[Browser]:
+    profile = tmp_path / f"profile-{mode}"
+    install_manifest(profile, env)
+    ext = extension_dir()
+    args = [*BASE_FLAGS, "--no-sandbox", f"--load-extension={ext}",
+            f"--disable-extensions-except={ext}"]
+    if mode == "native":
+        args.append("--enable-features=WebMCP")
+    async with async_playwright() as p:
+        ctx = await p.chromium.launch_persistent_context(
+            str(profile), executable_path=find_chromium(), headless=True, args=args,
+            ignore_default_args=["--disable-extensions"], env={**os.environ, **env},
+        )
+        try:
+            yield Browser(ctx, profile, mode)
+        finally:
+            await ctx.close()
+
+

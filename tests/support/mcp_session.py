@@ -1,0 +1,89 @@
+"""An MCP client session against our real `webmcp-sidecar mcp`, recording list_changed.
+
+Handshake-era clients get `notifications/tools/list_changed`; 2026-07-28 clients must hold a
+subscriptions/listen stream open, which this wrapper does so tests can check both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+from mcp import Client, StdioServerParameters, types
+
+
+class McpSession:
+    def __init__(self, env: dict[str, str], mode: str = "legacy", name: str = "tests",
+                 extra_args: list[str] | None = None) -> None:
+        self.params = StdioServerParameters(
+            command=sys.executable, args=["-m", "webmcp_sidecar", "mcp", *(extra_args or [])],
+            env=env,
+        )
+        self.mode = mode
+        self.name = name
+        self.changes = 0
+        self._changed = anyio.Event()
+        self._stack = contextlib.AsyncExitStack()
+        self.client: Client | None = None
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self._note_change()
+
+    def _note_change(self) -> None:
+        self.changes += 1
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def __aenter__(self) -> McpSession:
+        self.client = await self._stack.enter_async_context(
+            Client(self.params, mode=self.mode, message_handler=self._on_message,
+                   client_info=types.Implementation(name=self.name, version="1"),
+                   read_timeout_seconds=120)
+        )
+        if self.client.protocol_version == "2026-07-28":
+            # The SDK tees listen events to message_handler too; counting happens there.
+            await self._stack.enter_async_context(self.client.listen(tools_list_changed=True))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._stack.aclose()
+
+    @property
+    def protocol_version(self) -> str:
+        assert self.client
+        return self.client.protocol_version
+
+    async def tools(self) -> list[types.Tool]:
+        assert self.client
+        return (await self.client.list_tools()).tools
+
+    async def names(self) -> set[str]:
+        return {t.name for t in await self.tools()}
+
+    async def call(self, name: str, args: dict[str, Any] | None = None, **kw: Any) -> types.CallToolResult:
+        assert self.client
+        return await self.client.call_tool(name, args or {}, **kw)
+
+    async def wait_change(self, timeout: float = 15) -> None:
+        event = self._changed
+        with anyio.fail_after(timeout):
+            await event.wait()
+
+    async def wait_tools(self, pred: Callable[[set[str]], bool], timeout: float = 20) -> set[str]:
+        """Wait until the tool names satisfy `pred` (re-listing on each change notification)."""
+        with anyio.fail_after(timeout):
+            while True:
+                event = self._changed
+                names = await self.names()
+                if pred(names):
+                    return names
+                with anyio.move_on_after(1):  # a change may land between list and wait
+                    await event.wait()
+
+
+def text(result: types.CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
