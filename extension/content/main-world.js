@@ -69,7 +69,6 @@
   const detailOf = /** @type {() => any} */ (
     oGetOwnPropertyDescriptor(CustomEvent.prototype, 'detail')?.get
   );
-  const setTimeoutF = setTimeout;
   const strTrim = String.prototype.trim;
   const strSlice = String.prototype.slice;
   const strReplace = String.prototype.replace;
@@ -282,11 +281,22 @@
     return o;
   }
 
-  /** JSON text of a tool's result, as executeTool resolves it. @param {unknown} v */
+  /** JSON text of any value, never throwing. @param {unknown} v */
   function safeStringify(v) {
     if (v === undefined) return 'undefined';
     const s = jsonStringify(toSafe(v, '', new WeakSetC(), 0));
     return s === undefined ? 'undefined' : s;
+  }
+
+  /**
+   * A tool's result as Chromium 156's executeTool resolves it: a string is passed through as it
+   * is (an empty one becomes "Operation succeeded"), anything else is its JSON text,
+   * `undefined` is "undefined".
+   * @param {unknown} v
+   */
+  function resultText(v) {
+    if (typeof v === 'string') return v === '' ? 'Operation succeeded' : v;
+    return safeStringify(v);
   }
 
   /** A copy of a JSON-able value (schemas, inputs), or a TypeError. @param {unknown} v @param {string} what */
@@ -359,9 +369,9 @@
     };
   }
 
-  /** @param {string} name @param {(msg: string, name: string) => never} fail */
-  function checkNewName(name, fail) {
-    if (!validName(name)) fail('Invalid tool name', 'InvalidStateError');
+  /** @param {string} name */
+  function checkNewName(name) {
+    if (!validName(name)) throw domError('Invalid tool name', 'InvalidStateError');
   }
 
   // ======================================================================================
@@ -457,8 +467,8 @@
       legacy.delete(name);
       e.ac.abort();
     };
-    /** @param {any} tool @param {boolean} provided @param {string} op */
-    const add = (tool, provided, op) => {
+    /** @param {any} tool @param {boolean} provided */
+    const add = (tool, provided) => {
       const name = StringC(tool.name);
       const ac = new AbortControllerC();
       const entry = { ac, provided };
@@ -478,18 +488,13 @@
           if (legacy.get(name) === entry) legacy.delete(name);
         }
       })();
-      void op;
-    };
-    /** @param {string} op @returns {(m: string, n: string) => never} */
-    const thrower = (op) => (m, n) => {
-      throw domError(`Failed to execute '${op}' on 'ModelContext': ${m}`, n);
     };
     installLegacy({
       registerTool(tool) {
         const t = readToolDict(tool, 'registerTool');
-        checkNewName(t.name, thrower('registerTool'));
-        if (legacy.has(t.name)) thrower('registerTool')('Duplicate tool name', 'InvalidStateError');
-        add(tool, false, 'registerTool');
+        checkNewName(t.name);
+        if (legacy.has(t.name)) throw domError('Duplicate tool name', 'InvalidStateError');
+        add(tool, false);
         const name = t.name;
         return oFreeze({ unregister: () => drop(name) });
       },
@@ -500,15 +505,15 @@
         const list = readToolList(context);
         const seen = new SetC();
         for (const t of list) {
-          checkNewName(t.name, thrower('provideContext'));
+          checkNewName(t.name);
           const held = legacy.get(t.name);
           if (seen.has(t.name) || (held && !held.provided)) {
-            thrower('provideContext')('Duplicate tool name', 'InvalidStateError');
+            throw domError('Duplicate tool name', 'InvalidStateError');
           }
           seen.add(t.name);
         }
         for (const [name, e] of [...legacy]) if (e.provided) drop(name);
-        for (const t of list) add(t.tool, true, 'provideContext');
+        for (const t of list) add(t.tool, true);
       },
       clearContext() {
         for (const name of [...legacy.keys()]) drop(name);
@@ -659,7 +664,7 @@
           reject(reason);
         };
         if (signal) {
-          if (signal.aborted) return onAbort();
+          if (signal.aborted) return reject(abortReason(signal)); // never started: no events
           rApply(listen, signal, ['abort', onAbort, { once: true }]);
         }
         fire('toolactivated', e.name);
@@ -681,12 +686,6 @@
         })();
       });
 
-    /** @param {string} op @returns {(m: string, n: string) => never} */
-    const thrower = (op) => (m, n) => {
-      void op;
-      throw domError(m, n);
-    };
-
     class ModelContext extends EventTargetC {
       /**
        * @param {any} tool
@@ -701,7 +700,7 @@
             throw opError('registerTool', "Failed to read the 'signal' property from 'ModelContextRegisterToolOptions': Failed to convert value to 'AbortSignal'.");
           }
           if (signal && signal.aborted) throw abortReason(signal);
-          checkNewName(t.name, thrower('registerTool'));
+          checkNewName(t.name);
           if (tools.has(t.name)) throw domError('Duplicate tool name', 'InvalidStateError');
           /** @type {Entry} */
           const e = { ...t, source: 'polyfill' };
@@ -745,7 +744,7 @@
           const signal = isObj(options) ? /** @type {any} */ (options).signal : undefined;
           (async () => {
             try {
-              resolve(safeStringify(await run(e, args, signal)));
+              resolve(resultText(await run(e, args, signal)));
             } catch (err) {
               reject(err);
             }
@@ -789,7 +788,7 @@
     installLegacy({
       registerTool(tool) {
         const t = readToolDict(tool, 'registerTool');
-        checkNewName(t.name, thrower('registerTool'));
+        checkNewName(t.name);
         if (tools.has(t.name)) throw domError('Duplicate tool name', 'InvalidStateError');
         /** @type {Entry} */
         const e = { ...t, source: 'legacy' };
@@ -804,7 +803,7 @@
         const list = readToolList(context);
         const seen = new SetC();
         for (const t of list) {
-          checkNewName(t.name, thrower('provideContext'));
+          checkNewName(t.name);
           const held = tools.get(t.name);
           if (seen.has(t.name) || (held && !(held.source === 'legacy' && held.provided))) {
             throw domError('Duplicate tool name', 'InvalidStateError');
@@ -831,7 +830,7 @@
       calls.set(id, ac);
       try {
         const v = await run(e, isObj(args) && !isArray(args) ? args : {}, ac.signal);
-        if (!ac.signal.aborted) post({ type: 'result', id, ok: true, value: safeStringify(v) });
+        if (!ac.signal.aborted) post({ type: 'result', id, ok: true, value: resultText(v) });
       } catch (err) {
         if (!ac.signal.aborted) post({ type: 'result', id, ok: false, error: errorMessage(err) });
       } finally {
@@ -1249,7 +1248,4 @@
     if (D.readyState === 'loading') rApply(listen, D, ['DOMContentLoaded', start, { once: true }]);
     else start();
   }
-
-  // Timers are captured too, for completeness of the "page may overwrite builtins" rule.
-  void setTimeoutF;
 })();

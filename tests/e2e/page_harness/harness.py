@@ -1,0 +1,182 @@
+"""Drive the content scripts in real Chromium, without the real service worker or host.
+
+`scratch_extension()` copies `extension/content/` next to `recorder_sw.js` (a service worker that
+records every port message and can post calls) with a manifest whose content scripts match the
+real one. `Ext` wraps that worker for the tests. Pages come from `site/`, served on two ports of
+127.0.0.1 (two origins, for the cross-origin iframe cases).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+EXTENSION = REPO / "extension"
+SITE = HERE / "site"
+CHROMIUM = Path("/usr/lib/chromium/chromium")
+
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def end_headers(self) -> None:
+        # no-cache, not no-store: no-store pages are kept out of the back/forward cache.
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+
+@contextmanager
+def serve(directory: Path = SITE) -> Iterator[str]:
+    """Serves `directory` on a free port of 127.0.0.1; yields the origin."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def scratch_extension(dest: Path) -> Path:
+    """The real content scripts plus the recording service worker."""
+    manifest = json.loads((EXTENSION / "manifest.json").read_text())
+    manifest["background"] = {"service_worker": "recorder_sw.js"}
+    manifest.pop("side_panel", None)
+    manifest.pop("action", None)
+    shutil.copytree(EXTENSION / "content", dest / "content")
+    shutil.copy(HERE / "recorder_sw.js", dest / "recorder_sw.js")
+    (dest / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    return dest
+
+
+@contextmanager
+def driver() -> Iterator[Any]:
+    """One Playwright driver: the sync API cannot nest, so every browser of a module shares it."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        yield p
+
+
+@contextmanager
+def browser(p: Any, native: bool) -> Iterator[tuple[Any, Ext]]:
+    """A persistent Chromium context with the scratch extension; `native` turns WebMCP on."""
+    tmp = Path(tempfile.mkdtemp(prefix="webmcp-page-harness-"))
+    try:
+        ext_dir = scratch_extension(tmp / "ext")
+        args = [*LAUNCH_ARGS, f"--load-extension={ext_dir}", f"--disable-extensions-except={ext_dir}"]
+        if native:
+            args.append("--enable-features=WebMCP")
+        ctx = p.chromium.launch_persistent_context(
+            str(tmp / "profile"),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=args,
+            ignore_default_args=["--disable-extensions", "--disable-back-forward-cache"],
+        )
+        try:
+            sw = ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker")
+            yield ctx, Ext(sw)
+        finally:
+            ctx.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def wait_for(fn: Callable[[], Any], timeout: float = 5.0, what: str = "condition") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        v = fn()
+        if v:
+            return v
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}; last value: {v!r}")
+        time.sleep(0.05)
+
+
+class Ext:
+    """The recording service worker, seen from the test."""
+
+    def __init__(self, sw: Any) -> None:
+        self.sw = sw
+        self._ids = 0
+
+    def frames(self, url_part: str) -> list[dict[str, Any]]:
+        """The newest tools message of each live port whose URL contains `url_part`."""
+        return self.sw.evaluate("(p) => self.toolsOf(p)", url_part)
+
+    def wait_frames(
+        self, url_part: str, pred: Callable[[list[dict[str, Any]]], bool], timeout: float = 5.0
+    ) -> list[dict[str, Any]]:
+        return wait_for(
+            lambda: (f := self.frames(url_part)) and pred(f) and f, timeout, f"tools of {url_part}"
+        )
+
+    def tools(self, url_part: str) -> dict[str, dict[str, Any]]:
+        """Tools by name across the frames of `url_part`."""
+        return {t["name"]: t for f in self.frames(url_part) for t in f["tools"]}
+
+    def wait_tool(self, url_part: str, name: str, timeout: float = 5.0) -> dict[str, Any]:
+        f = self.wait_frames(
+            url_part, lambda fs: any(t["name"] == name for x in fs for t in x["tools"]), timeout
+        )
+        return next(x for x in f if any(t["name"] == name for t in x["tools"]))
+
+    def call(
+        self,
+        pid: int,
+        tool: str,
+        args: dict[str, Any] | None = None,
+        *,
+        timeout_ms: int = 5000,
+        max_bytes: int = 16 * 1024 * 1024,
+        call_id: str | None = None,
+        wait_ms: int = 10000,
+    ) -> dict[str, Any]:
+        if call_id is None:
+            self._ids += 1
+            call_id = f"t{self._ids}"
+        msg = {
+            "type": "call",
+            "id": call_id,
+            "tool": tool,
+            "args": args or {},
+            "timeout_ms": timeout_ms,
+            "max_bytes": max_bytes,
+        }
+        return self.sw.evaluate("([pid, msg, w]) => self.call(pid, msg, w)", [pid, msg, wait_ms])
+
+    def post(self, pid: int, msg: dict[str, Any]) -> bool:
+        return self.sw.evaluate("([pid, msg]) => self.post(pid, msg)", [pid, msg])
+
+    def results_for(self, call_id: str) -> list[dict[str, Any]]:
+        return self.sw.evaluate("(id) => self.resultsFor(id)", call_id)
+
+    def log(self) -> list[dict[str, Any]]:
+        return self.sw.evaluate("() => self.log")
+
+    def kick(self, pid: int) -> bool:
+        return self.sw.evaluate("(pid) => self.kick(pid)", pid)
