@@ -14,6 +14,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -41,11 +42,21 @@ class EntryConn:
         self.prefix = conn_id + "."
         self.writer = writer
         self.pending: set[str] = set()
-        self.client = ""
+        self.client: str | None = None  # set by `session_info`
 
     def send_payload(self, payload: bytes) -> None:
         if not self.writer.is_closing():
             self.writer.write(localsock.frame(payload))
+
+
+# Entry messages that ask the browser for something; they carry an id and get one `result`.
+ROUTED = frozenset({"call", "open_url", "browser_call"})
+# Messages from the browser addressed to one entry session (by its `session` = conn id).
+TO_SESSION = frozenset({"session_tabs"})
+
+# A handler for browser messages of one type that the host itself acts on (e.g. the side
+# panel's agent): gets the decoded message and its frame bytes.
+Handler = Callable[[dict[str, Any], bytes], None]
 
 
 class Host:
@@ -57,6 +68,9 @@ class Host:
         self.browser = ""
         self.conns: dict[str, EntryConn] = {}
         self.pending: dict[str, EntryConn] = {}  # call id -> the entry that made it
+        self.own_pending: dict[str, asyncio.Future[dict[str, Any]]] = {}  # the host's own calls
+        self.handlers: dict[str, Handler] = {}  # browser message type -> plugin handler
+        self._own_ids = itertools.count(1)
         self._conn_ids = itertools.count(1)
         self._chunk_ids = itertools.count(1)
         self._chunks = Reassembler()
@@ -88,10 +102,21 @@ class Host:
         kind = raw.get("type")
         if kind == "result":
             # Hot path: route by id, forward the bytes untouched.
-            conn = self.pending.pop(str(raw.get("id")), None)
+            call_id = str(raw.get("id"))
+            conn = self.pending.pop(call_id, None)
             if conn is not None:
-                conn.pending.discard(raw["id"])
+                conn.pending.discard(call_id)
                 conn.send_payload(payload)
+            elif (fut := self.own_pending.pop(call_id, None)) is not None and not fut.done():
+                fut.set_result(raw)
+            return
+        if kind in TO_SESSION:
+            target = self.conns.get(str(raw.get("session")))
+            if target is not None:
+                target.send_payload(payload)
+            return
+        if isinstance(kind, str) and (handler := self.handlers.get(kind)) is not None:
+            handler(raw, payload)
             return
         msg = m.extension_message.validate_python(raw)
         if isinstance(msg, m.Chunk):
@@ -117,6 +142,24 @@ class Host:
             self.send_to_browser(dumps(m.Pong(id=msg.id).model_dump()))
         elif isinstance(msg, m.Log):
             log.log(logging.getLevelName(msg.level.upper()), "extension: %s", msg.message[:2000])
+
+    async def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """The host's own call into the browser (the side panel's agent uses it).
+
+        Fills in the id, waits for the result; cancelling the wait cancels the page's work.
+        """
+        call_id = f"h.{next(self._own_ids)}"
+        message["id"] = call_id
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.own_pending[call_id] = fut
+        self.send_to_browser(dumps(message))
+        try:
+            async with asyncio.timeout(timeout):
+                return await fut
+        except (asyncio.CancelledError, TimeoutError):
+            self.own_pending.pop(call_id, None)
+            self.send_to_browser(dumps({"type": "cancel", "id": call_id}))
+            raise
 
     def status(self) -> m.Status:
         return m.Status(
@@ -149,11 +192,13 @@ class Host:
                 # Nobody waits for these any more: stop the page's work.
                 self.pending.pop(call_id, None)
                 self.send_to_browser(dumps({"type": "cancel", "id": call_id}))
+            if conn.client is not None and self.extension_connected:
+                self.send_to_browser(dumps({"type": "session_end", "session": conn.id}))
             writer.close()
 
     def on_entry_message(self, conn: EntryConn, raw: dict[str, Any], payload: bytes) -> bool:
         kind = raw.get("type")
-        if kind in ("call", "open_url"):
+        if kind in ROUTED:
             call_id = raw.get("id")
             if not isinstance(call_id, str) or not call_id.startswith(conn.prefix):
                 log.warning("entry %s sent a call with a foreign id %r", conn.id, call_id)
@@ -169,10 +214,16 @@ class Host:
         if isinstance(msg, m.Cancel):
             if msg.id in conn.pending:
                 self.send_to_browser(payload)
+        elif isinstance(msg, m.SessionInfo):
+            # The MCP client introduced itself: the browser names the session's tab group after it.
+            conn.client = msg.client
+            if self.extension_connected:
+                self.send_to_browser(
+                    dumps(m.Session(session=conn.id, client=msg.client).model_dump())
+                )
         elif isinstance(msg, m.EntryHello):
             if msg.token != self.token:
                 return False
-            conn.client = msg.client
             self.conns[conn.id] = conn
             welcome = m.Welcome(
                 host_id=self.host_id,

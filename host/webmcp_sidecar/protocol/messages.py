@@ -168,6 +168,28 @@ class EntryHello(_Model):
     protocol: int = 1
 
 
+class SessionInfo(_Model):
+    """entry->host: who the MCP client is (from its MCP clientInfo), once it has initialized."""
+
+    type: Literal["session_info"] = "session_info"
+    client: str
+
+
+class Session(_Model):
+    """host->browser: an MCP session (one entry connection) and its client's name."""
+
+    type: Literal["session"] = "session"
+    session: str
+    client: str
+
+
+class SessionEnd(_Model):
+    """host->browser: the MCP session is gone (its entry disconnected)."""
+
+    type: Literal["session_end"] = "session_end"
+    session: str
+
+
 class Welcome(_Model):
     """The host's answer to `EntryHello`: who it is and what it has now."""
 
@@ -195,9 +217,11 @@ ExtensionMessage = Annotated[
     Hello | Registry | SiteTools | Result | Chunk | Pong | Ping | Log, Field(discriminator="type")
 ]
 HostToExtension = Annotated[
-    Call | Cancel | OpenUrl | Chunk | Ping | Pong, Field(discriminator="type")
+    Call | Cancel | OpenUrl | Chunk | Ping | Pong | Session | SessionEnd, Field(discriminator="type")
 ]
-EntryMessage = Annotated[EntryHello | Call | Cancel | OpenUrl | Ping, Field(discriminator="type")]
+EntryMessage = Annotated[
+    EntryHello | SessionInfo | Call | Cancel | OpenUrl | Ping, Field(discriminator="type")
+]
 HostToEntry = Annotated[
     Welcome | Registry | SiteTools | Result | Status | Pong, Field(discriminator="type")
 ]
