@@ -4,7 +4,7 @@
 
 import { Backoff } from '../lib/backoff.js';
 import { browserLabel } from '../lib/browser.js';
-import { frameBytesBound, Reassembler, splitIntoChunks } from '../lib/chunks.js';
+import { frameBytesBound, jsonStringBytesBound, Reassembler, splitIntoChunks } from '../lib/chunks.js';
 import {
   CANCELLED_MESSAGE, TAB_CLOSED_MESSAGE, checkHostMessage, errorResult, frameResultToHost,
   noTabMessage, notFoundMessage, timeoutMessage,
@@ -16,7 +16,7 @@ import {
 import { Registry } from '../lib/registry.js';
 import { siteOf } from '../lib/site.js';
 
-/** A port that stays open this long without a word from the host still counts as working. */
+/** A port open this long counts as working even if the host said nothing, and resets the backoff. */
 const STABLE_MS = 5_000;
 /** How long a site's tools survive its tab reloading before the host hears they are gone. */
 const RELOAD_GRACE_MS = 1_000;
@@ -96,7 +96,12 @@ function connect() {
   // The pong tells us quickly that the host is really there (Chrome opens the port even
   // when the host cannot start, and only then disconnects it).
   send({ type: 'ping', id: CONNECT_PING_ID });
-  link.stableTimer = setTimeout(markConnected, STABLE_MS);
+  // Only a link that lasts resets the backoff: a host that answers and then crashes must
+  // not be restarted four times a second.
+  link.stableTimer = setTimeout(() => {
+    markConnected();
+    backoff.reset();
+  }, STABLE_MS);
 }
 
 function markConnected() {
@@ -104,7 +109,6 @@ function markConnected() {
   link.connected = true;
   link.lastError = null;
   link.hint = null;
-  backoff.reset();
 }
 
 /** @param {string|undefined} message chrome.runtime.lastError.message, if any */
@@ -134,15 +138,15 @@ function linkDown(message) {
 
 /**
  * Sends a message to the host. Results (the hot path) go straight to postMessage, which
- * encodes them once; only a message that may be big is encoded here, to be split into
- * chunks when its frame could pass the browser->host limit.
+ * encodes them once: their size is bounded from `value` alone. Only a message that may be
+ * near the browser->host limit is encoded here, to be split into chunks if it is over.
  * @param {any} msg
  */
 function send(msg) {
   const port = link.port;
   if (!port) return false;
   try {
-    if (mayBeBig(msg)) {
+    if (!fitsOneFrame(msg)) {
       const text = JSON.stringify(msg);
       if (frameBytesBound(text) > BROWSER_TO_HOST_SPLIT) {
         for (const chunk of splitIntoChunks(text, `sw${++chunkCounter}`, BROWSER_TO_HOST_SPLIT)) {
@@ -158,10 +162,19 @@ function send(msg) {
   }
 }
 
-/** Whether a message could come near the frame limit (6 bytes per character at worst). */
-function mayBeBig(msg) {
-  if (msg.type === 'result') return (msg.value?.length ?? 0) * 6 > BROWSER_TO_HOST_SPLIT - 65536;
-  return msg.type === 'registry' || msg.type === 'site_tools';
+/** Room for everything in a result besides `value` (error messages are capped). */
+const RESULT_SLACK = 64 * 1024;
+
+/** Whether a message surely fits one frame, judged without encoding it. */
+function fitsOneFrame(msg) {
+  if (msg.type === 'result') {
+    const len = msg.value?.length ?? 0;
+    if (len * 6 + RESULT_SLACK <= BROWSER_TO_HOST_SPLIT) return true; // 6 bytes a char at worst
+    if (len + RESULT_SLACK > BROWSER_TO_HOST_SPLIT) return false;
+    return jsonStringBytesBound(msg.value) + RESULT_SLACK <= BROWSER_TO_HOST_SPLIT;
+  }
+  // Tool lists are bounded by the content script, but a page controls their size.
+  return msg.type !== 'registry' && msg.type !== 'site_tools';
 }
 
 /** @param {'debug'|'info'|'warning'|'error'} level @param {string} message */
@@ -263,10 +276,18 @@ function finish(id, result) {
   send(result);
 }
 
+/** Brings the tab to the front, skipping what is already so (events correct us if the user
+ * moves elsewhere), so back-to-back calls to one tab cost the browser nothing extra. */
 function activate(tabId, windowId) {
-  if (activeTabs.get(windowId) !== tabId) chrome.tabs.update(tabId, { active: true }).catch(noop);
+  if (activeTabs.get(windowId) !== tabId) {
+    activeTabs.set(windowId, tabId);
+    chrome.tabs.update(tabId, { active: true }).catch(() => activeTabs.delete(windowId));
+  }
   if (windowId !== undefined && focusedWindow !== windowId) {
-    chrome.windows.update(windowId, { focused: true }).catch(noop);
+    focusedWindow = windowId;
+    chrome.windows.update(windowId, { focused: true }).catch(() => {
+      if (focusedWindow === windowId) focusedWindow = undefined;
+    });
   }
 }
 
@@ -328,7 +349,7 @@ chrome.runtime.onConnect.addListener((port) => {
       if (framePorts.get(key)?.port !== port) return; // a document that has been replaced
       const moved = registry.reportFrame(tabId, frameId, tab.windowId, frameUrl || String(msg.url ?? ''),
         msg.tools, msg.native === true, { top, tabUrl: tab.url });
-      if (moved) forgetStalePorts(tabId);
+      if (moved) afterSiteChange(tabId, port);
       scheduleFlush();
     }
   });
@@ -344,12 +365,20 @@ chrome.runtime.onConnect.addListener((port) => {
   });
 });
 
-/** After a tab changed site, its frames from the old site can no longer report tools. */
-function forgetStalePorts(tabId) {
+/**
+ * After a tab changed site: its frames of another site (the old documents) may no longer
+ * report, and frames of the new site whose entries were dropped with the old ones (e.g. an
+ * activated prerendered page) are asked to send their list again.
+ * @param {number} tabId
+ * @param {chrome.runtime.Port} [reporter] the port whose report moved the tab: it needs no sync
+ */
+function afterSiteChange(tabId, reporter) {
   const site = registry.siteOfTab(tabId);
   const prefix = `${tabId}:`;
   for (const [key, entry] of framePorts) {
-    if (key.startsWith(prefix) && entry.site !== site) framePorts.delete(key);
+    if (!key.startsWith(prefix)) continue;
+    if (entry.site !== site) framePorts.delete(key);
+    else if (entry.port !== reporter) postToFrame(entry.port, { type: 'sync' });
   }
 }
 
@@ -413,7 +442,7 @@ chrome.tabs.onReplaced.addListener((_addedTabId, removedTabId) => {
 
 chrome.tabs.onUpdated.addListener((tabId, changeInfo, tab) => {
   if (!changeInfo.url) return;
-  if (registry.tabNavigated(tabId, changeInfo.url, tab?.windowId)) forgetStalePorts(tabId);
+  if (registry.tabNavigated(tabId, changeInfo.url, tab?.windowId)) afterSiteChange(tabId);
   scheduleFlush();
 });
 

@@ -65,4 +65,5 @@ export const ERROR_CODES = Object.freeze([
  * @typedef {{type: 'call', id: string, tool: string, args: object, timeout_ms: number,
  *   max_bytes: number}} FrameCallMsg
  * @typedef {{type: 'cancel', id: string}} FrameCancelMsg
+ * @typedef {{type: 'sync'}} FrameSyncMsg  send your whole list again (the worker dropped it)
  */

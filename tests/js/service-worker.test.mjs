@@ -1,0 +1,558 @@
+// The service worker against a fake chrome.*: native link, frame ports, routing, results.
+// One worker instance runs through the whole file, as a real one would, so tests run in order.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const tick = () => sleep(5);
+const jsonCopy = (v) => JSON.parse(JSON.stringify(v));
+
+// --- a fake chrome -------------------------------------------------------------------------
+
+class Event {
+  listeners = [];
+  addListener(fn) { this.listeners.push(fn); }
+  removeListener(fn) { this.listeners = this.listeners.filter((l) => l !== fn); }
+  fire(...args) { return this.listeners.map((fn) => fn(...args)); }
+}
+
+class Port {
+  constructor(name, sender) {
+    this.name = name;
+    this.sender = sender;
+    this.onMessage = new Event();
+    this.onDisconnect = new Event();
+    this.sent = [];
+    this.closed = false;
+  }
+  postMessage(msg) {
+    if (this.closed) throw new Error('Attempting to use a disconnected port object');
+    this.sent.push(jsonCopy(msg)); // ports carry JSON
+  }
+  disconnect() { this.closed = true; }
+  /** The other side sends a message. */
+  receive(msg) { this.onMessage.fire(jsonCopy(msg), this); }
+  /** The other side goes away. */
+  drop(lastError) {
+    this.closed = true;
+    chrome.runtime.lastError = lastError ? { message: lastError } : undefined;
+    this.onDisconnect.fire(this);
+    chrome.runtime.lastError = undefined;
+  }
+  take() { const s = this.sent; this.sent = []; return s; }
+}
+
+const calls = { tabsUpdate: [], windowsUpdate: [], tabsCreate: [], connectNative: [] };
+const liveTabs = new Set([1, 2, 3, 4, 5]);
+let nativePort = null;
+const allNativeMessages = [];
+
+const chrome = {
+  runtime: {
+    id: 'fafdbggbcpipbkecmkjnkpdagfobdohc',
+    lastError: undefined,
+    getManifest: () => ({ version: '0.1.0' }),
+    connectNative(name) {
+      calls.connectNative.push(name);
+      nativePort = new Port(name, undefined);
+      const post = nativePort.postMessage.bind(nativePort);
+      nativePort.postMessage = (msg) => { post(msg); allNativeMessages.push(jsonCopy(msg)); };
+      return nativePort;
+    },
+    onConnect: new Event(),
+    onMessage: new Event(),
+    onStartup: new Event(),
+    onInstalled: new Event(),
+  },
+  tabs: {
+    update: async (tabId, props) => { calls.tabsUpdate.push([tabId, props]); return { id: tabId }; },
+    create: async (props) => { calls.tabsCreate.push(props); liveTabs.add(77); return { id: 77, windowId: 9, url: props.url }; },
+    get: async (tabId) => { if (!liveTabs.has(tabId)) throw new Error(`No tab with id: ${tabId}.`); return { id: tabId }; },
+    onRemoved: new Event(),
+    onReplaced: new Event(),
+    onUpdated: new Event(),
+    onAttached: new Event(),
+    onActivated: new Event(),
+  },
+  windows: {
+    update: async (windowId, props) => { calls.windowsUpdate.push([windowId, props]); return { id: windowId }; },
+    create: async () => { throw new Error('unused'); },
+    onFocusChanged: new Event(),
+    onRemoved: new Event(),
+  },
+  alarms: {
+    created: [],
+    get: async () => undefined,
+    create(name, info) { this.created.push([name, info]); },
+    onAlarm: new Event(),
+  },
+};
+globalThis.chrome = chrome;
+if (!globalThis.navigator) {
+  Object.defineProperty(globalThis, 'navigator', {
+    value: { userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36' },
+    configurable: true,
+  });
+}
+
+/** A content script connecting from a frame. */
+function connectFrame(tabId, frameId, url, { windowId = 1, tabUrl = url } = {}) {
+  const port = new Port('webmcp-page', {
+    tab: { id: tabId, windowId, url: tabUrl }, frameId, url,
+    frameType: frameId === 0 ? 'outermost_frame' : 'sub_frame', documentLifecycle: 'active',
+  });
+  chrome.runtime.onConnect.fire(port);
+  return port;
+}
+const tool = (name, extra = {}) => ({ name, description: `does ${name}`, inputSchema: { type: 'object' }, ...extra });
+const sendTools = (port, tools, native = true) => port.receive({ type: 'tools', url: port.sender.url, native, tools });
+const host = (msg) => nativePort.receive(msg);
+const fromHost = () => nativePort.take();
+const call = (id, site, tool, args = {}, extra = {}) => host({ type: 'call', id, site, tool, args, timeout_ms: 5000, max_bytes: 1 << 20, ...extra });
+const status = () => globalThis.sidecar.status();
+
+before(async () => {
+  await import('../../extension/background/service-worker.js');
+});
+
+after(() => {
+  // Leave no timers behind (the worker's reconnect/flush timers are short-lived anyway).
+  if (nativePort && !nativePort.closed) nativePort.closed = true;
+});
+
+// --- the tests, in order ---------------------------------------------------------------------
+
+test('connects at start and greets the host', async () => {
+  assert.deepEqual(calls.connectNative, ['io.webmcp.sidecar']);
+  const sent = fromHost();
+  assert.deepEqual(sent.map((m) => m.type), ['hello', 'registry', 'ping']);
+  assert.deepEqual(sent[0], { type: 'hello', extension_version: '0.1.0', browser: 'Chromium 156.0.0.0', protocol: 1 });
+  assert.deepEqual(sent[1], { type: 'registry', sites: {} });
+  assert.equal(status().state, 'connecting');
+  host({ type: 'pong', id: sent[2].id });
+  assert.equal(status().connected, true);
+  await tick();
+  assert.equal(chrome.alarms.created.length, 1);
+  assert.equal(chrome.alarms.created[0][1].periodInMinutes, 1);
+});
+
+test('start-up events do not open a second port', () => {
+  chrome.runtime.onStartup.fire();
+  chrome.runtime.onInstalled.fire({ reason: 'install' });
+  chrome.alarms.onAlarm.fire({ name: 'webmcp-reconnect' });
+  assert.equal(calls.connectNative.length, 1);
+});
+
+let a1; // tab 1 of a.com
+let a2; // tab 2 of a.com
+
+test('a frame reporting tools sends one coalesced site_tools', async () => {
+  a1 = connectFrame(1, 0, 'http://a.com/');
+  sendTools(a1, [tool('x')]);
+  sendTools(a1, [tool('x'), tool('y')]);
+  assert.deepEqual(fromHost(), []); // not before the flush
+  await tick();
+  const sent = fromHost();
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0].type, 'site_tools');
+  assert.equal(sent[0].site, 'a.com');
+  assert.deepEqual(sent[0].tools.map((t) => t.name), ['x', 'y']);
+  assert.deepEqual(status().sites['a.com'].map((t) => t.name), ['x', 'y']);
+});
+
+test('no-op changes send nothing: same tools again, a second tab, a tab switch', async () => {
+  sendTools(a1, [tool('y'), tool('x')]);
+  a2 = connectFrame(2, 0, 'http://a.com/other');
+  sendTools(a2, [tool('x'), tool('y')]);
+  chrome.tabs.onActivated.fire({ tabId: 2, windowId: 1 });
+  chrome.tabs.onUpdated.fire(2, { url: 'http://a.com/other#2' }, { id: 2, windowId: 1 });
+  await tick();
+  assert.deepEqual(fromHost(), []);
+});
+
+test('a call goes to the newest tab, activates it, and relays the result', async () => {
+  chrome.windows.onFocusChanged.fire(5);
+  call('c1', 'a.com', 'x', { a: 1 });
+  const [fwd] = a2.take();
+  assert.deepEqual(fwd, { type: 'call', id: 'c1', tool: 'x', args: { a: 1 }, timeout_ms: 5000, max_bytes: 1 << 20 });
+  assert.deepEqual(a1.take(), []);
+  // Tab 2 is already active (onActivated above); its window 1 is not focused (5 is).
+  await tick();
+  assert.deepEqual(calls.tabsUpdate, []);
+  assert.deepEqual(calls.windowsUpdate, [[1, { focused: true }]]);
+  assert.equal(status().pendingCalls, 1);
+  a2.receive({ type: 'result', id: 'c1', ok: true, value: '{"sum":3}' });
+  assert.deepEqual(fromHost(), [{ type: 'result', id: 'c1', ok: true, value: '{"sum":3}', tab_id: 2 }]);
+  // A second answer for the same id is dropped: one result per call.
+  a2.receive({ type: 'result', id: 'c1', ok: true, value: '"again"' });
+  assert.deepEqual(fromHost(), []);
+  assert.equal(status().pendingCalls, 0);
+});
+
+test('an inactive tab is activated', async () => {
+  calls.windowsUpdate.length = 0;
+  sendTools(a1, [tool('x'), tool('y'), tool('only1')]);
+  await tick();
+  fromHost();
+  call('c2', 'a.com', 'only1');
+  assert.equal(a1.take()[0].id, 'c2');
+  await tick();
+  assert.deepEqual(calls.tabsUpdate, [[1, { active: true }]]);
+  a1.receive({ type: 'result', id: 'c2', ok: false, error: { code: 'page_error', message: 'It broke.' } });
+  assert.deepEqual(fromHost(), [{ type: 'result', id: 'c2', ok: false, error: { code: 'page_error', message: 'It broke.' }, tab_id: 1 }]);
+});
+
+test('a result from another frame than the one called is ignored', () => {
+  call('c3', 'a.com', 'x');
+  a2.take();
+  a1.receive({ type: 'result', id: 'c3', ok: true, value: '"spoof"' });
+  assert.deepEqual(fromHost(), []);
+  a2.receive({ type: 'result', id: 'c3', ok: true, value: '"real"' });
+  assert.equal(fromHost()[0].value, '"real"');
+});
+
+test('no tab and no such tool get plain errors', () => {
+  call('n1', 'b.com', 'x');
+  call('n2', 'a.com', 'zzz');
+  assert.deepEqual(fromHost(), [
+    { type: 'result', id: 'n1', ok: false, tab_id: null, error: { code: 'no_tab',
+      message: 'No tab of b.com is open. Open it in the browser (the open_browser tool can do it) and try again.' } },
+    { type: 'result', id: 'n2', ok: false, tab_id: null, error: { code: 'not_found',
+      message: 'a.com has no tool named "zzz" right now. Its tools: only1, x, y.' } },
+  ]);
+});
+
+test('cancel is forwarded; the page answers cancelled', () => {
+  call('k1', 'a.com', 'x');
+  a2.take();
+  host({ type: 'cancel', id: 'k1' });
+  assert.deepEqual(a2.take(), [{ type: 'cancel', id: 'k1' }]);
+  a2.receive({ type: 'result', id: 'k1', ok: false, error: { code: 'cancelled', message: 'Cancelled.' } });
+  assert.equal(fromHost()[0].error.code, 'cancelled');
+  host({ type: 'cancel', id: 'k1' }); // late: nothing to do
+  host({ type: 'cancel', id: 'never-seen' });
+  assert.deepEqual(a2.take(), []);
+  assert.deepEqual(fromHost(), []);
+});
+
+test('a cancel the page never confirms is answered after a grace', async () => {
+  call('k2', 'a.com', 'x');
+  a2.take();
+  host({ type: 'cancel', id: 'k2' });
+  await sleep(1100);
+  const [res] = fromHost();
+  assert.equal(res.id, 'k2');
+  assert.equal(res.error.code, 'cancelled');
+});
+
+test('a page that never answers times out (timeout_ms + 1 s), and is told to stop', async () => {
+  call('t1', 'a.com', 'x', {}, { timeout_ms: 50 });
+  a2.take();
+  await sleep(700);
+  assert.deepEqual(fromHost(), []);
+  await sleep(500);
+  const [res] = fromHost();
+  assert.equal(res.error.code, 'timeout');
+  assert.equal(res.tab_id, 2);
+  assert.deepEqual(a2.take(), [{ type: 'cancel', id: 't1' }]);
+  a2.receive({ type: 'result', id: 't1', ok: true, value: '1' }); // too late
+  assert.deepEqual(fromHost(), []);
+});
+
+test('a tab closed mid-call answers tab_closed; routing moves to the other tab', async () => {
+  call('d1', 'a.com', 'x');
+  a2.take();
+  liveTabs.delete(2);
+  chrome.tabs.onRemoved.fire(2, { windowId: 1, isWindowClosing: false });
+  a2.drop();
+  assert.deepEqual(fromHost(), [{ type: 'result', id: 'd1', ok: false, tab_id: 2,
+    error: { code: 'tab_closed', message: 'The tab running the call was closed before the tool answered.' } }]);
+  await tick();
+  assert.deepEqual(fromHost(), []); // tab 1 still has the same tools
+  call('d2', 'a.com', 'x');
+  assert.equal(a1.take()[0].id, 'd2');
+  a1.receive({ type: 'result', id: 'd2', ok: true, value: '2' });
+  assert.equal(fromHost()[0].tab_id, 1);
+});
+
+test('a frame gone mid-call (reload) answers tab_closed; the same tools coming back send nothing', async () => {
+  call('r1', 'a.com', 'x');
+  a1.take();
+  a1.drop();
+  await sleep(20);
+  const [res] = fromHost();
+  assert.equal(res.error.code, 'tab_closed');
+  assert.match(res.error.message, /reloaded/);
+  a1 = connectFrame(1, 0, 'http://a.com/');
+  sendTools(a1, [tool('x'), tool('y'), tool('only1')]);
+  await sleep(1200);
+  assert.deepEqual(fromHost(), []);
+});
+
+test('a page that does not come back loses its tools after the grace', async () => {
+  a1.drop();
+  await tick();
+  assert.deepEqual(fromHost(), []);
+  await sleep(1100);
+  assert.deepEqual(fromHost(), [{ type: 'site_tools', site: 'a.com', tools: [] }]);
+  a1 = connectFrame(1, 0, 'http://a.com/');
+  sendTools(a1, [tool('x')]);
+  await tick();
+  assert.equal(fromHost()[0].tools.length, 1);
+});
+
+test('navigation to another site: old site gone, late messages of the old page ignored', async () => {
+  chrome.tabs.onUpdated.fire(1, { url: 'http://b.com/' }, { id: 1, windowId: 1 });
+  sendTools(a1, [tool('x')]); // the old document, unloading
+  await tick();
+  assert.deepEqual(fromHost(), [{ type: 'site_tools', site: 'a.com', tools: [] }]);
+  const b1 = connectFrame(1, 0, 'http://b.com/');
+  sendTools(b1, [tool('bx')]);
+  a1.drop();
+  await tick();
+  const sent = fromHost();
+  assert.deepEqual(sent.map((m) => [m.site, m.tools.map((t) => t.name)]), [['b.com', ['bx']]]);
+  assert.deepEqual(Object.keys(status().sites), ['b.com']);
+});
+
+test('a replaced document of the same frame cannot report for it', async () => {
+  const old = connectFrame(3, 0, 'http://c.com/');
+  sendTools(old, [tool('c')]);
+  await tick();
+  fromHost();
+  const fresh = connectFrame(3, 0, 'http://c.com/');
+  sendTools(old, []); // the old document's last words
+  await tick();
+  assert.deepEqual(fromHost(), []);
+  old.drop(); // its disconnect does not remove the new document's frame
+  sendTools(fresh, [tool('c')]);
+  await tick();
+  assert.deepEqual(fromHost(), []);
+  assert.deepEqual(Object.keys(status().sites), ['b.com', 'c.com']);
+});
+
+test('iframes: same-site counts, cross-site does not', async () => {
+  const inner = connectFrame(3, 12, 'http://c.com/widget', { tabUrl: 'http://c.com/' });
+  const ad = connectFrame(3, 13, 'http://ads.example/', { tabUrl: 'http://c.com/' });
+  sendTools(inner, [tool('inner')]);
+  sendTools(ad, [tool('evil')]);
+  await tick();
+  assert.deepEqual(fromHost().map((m) => [m.site, m.tools.map((t) => t.name)]), [['c.com', ['c', 'inner']]]);
+  call('f1', 'c.com', 'inner');
+  assert.equal(inner.take()[0].id, 'f1');
+  inner.receive({ type: 'result', id: 'f1', ok: true, value: '"in"' });
+  assert.equal(fromHost()[0].value, '"in"');
+  call('f2', 'ads.example', 'evil');
+  assert.equal(fromHost()[0].error.code, 'no_tab');
+  inner.drop();
+  await tick();
+  assert.deepEqual(fromHost().map((m) => [m.site, m.tools.map((t) => t.name)]), [['c.com', ['c']]]);
+});
+
+test('a prerendered page does not take the tab until activated, then is asked to resend', async () => {
+  const d0 = connectFrame(4, 0, 'http://d.com/');
+  sendTools(d0, [tool('d')]);
+  const pre = new Port('webmcp-page', {
+    tab: { id: 4, windowId: 1, url: 'http://d.com/' }, frameId: 55, url: 'http://e.com/',
+    frameType: 'outermost_frame', documentLifecycle: 'prerender',
+  });
+  chrome.runtime.onConnect.fire(pre);
+  sendTools(pre, [tool('e')]);
+  await tick();
+  assert.deepEqual(fromHost().map((m) => [m.site, m.tools.map((t) => t.name)]), [['d.com', ['d']]]);
+  // Activation: the tab's URL changes to the prerendered page's.
+  chrome.tabs.onUpdated.fire(4, { url: 'http://e.com/' }, { id: 4, windowId: 1 });
+  assert.deepEqual(pre.take(), [{ type: 'sync' }]);
+  sendTools(pre, [tool('e')]);
+  sendTools(d0, []); // the old page, unloading: ignored
+  await tick();
+  assert.deepEqual(fromHost().map((m) => [m.site, m.tools.map((t) => t.name)]), [['d.com', []], ['e.com', ['e']]]);
+  call('e1', 'e.com', 'e');
+  assert.equal(pre.take()[0].id, 'e1');
+  pre.receive({ type: 'result', id: 'e1', ok: true, value: '"e"' });
+  assert.equal(fromHost()[0].tab_id, 4);
+  chrome.tabs.onRemoved.fire(4, {});
+  await tick();
+  assert.deepEqual(fromHost(), [{ type: 'site_tools', site: 'e.com', tools: [] }]);
+});
+
+test('ports that are not pages are turned away', () => {
+  const p = new Port('webmcp-page', { id: chrome.runtime.id, url: 'chrome-extension://x/panel.html' });
+  chrome.runtime.onConnect.fire(p);
+  assert.equal(p.closed, true);
+  const other = new Port('something-else', { tab: { id: 1 }, frameId: 0 });
+  chrome.runtime.onConnect.fire(other);
+  assert.equal(other.closed, false);
+});
+
+test('open_url opens a focused tab; other schemes are refused', async () => {
+  calls.windowsUpdate.length = 0;
+  host({ type: 'open_url', id: 'o1', url: 'https://example.com/path' });
+  await tick();
+  assert.deepEqual(calls.tabsCreate, [{ url: 'https://example.com/path', active: true }]);
+  assert.deepEqual(calls.windowsUpdate, [[9, { focused: true }]]);
+  assert.deepEqual(fromHost(), [{ type: 'result', id: 'o1', ok: true,
+    value: JSON.stringify({ tabId: 77, url: 'https://example.com/path' }), tab_id: 77 }]);
+  for (const url of ['javascript:alert(1)', 'chrome://settings', 'not a url', 'data:text/html,hi']) {
+    host({ type: 'open_url', id: 'o2', url });
+    await tick();
+    const [res] = fromHost();
+    assert.equal(res.ok, false, url);
+    assert.equal(res.error.code, 'bad_request');
+  }
+  assert.equal(calls.tabsCreate.length, 1);
+});
+
+test('ping gets a pong with the same id', () => {
+  host({ type: 'ping', id: 'p7' });
+  assert.deepEqual(fromHost(), [{ type: 'pong', id: 'p7' }]);
+});
+
+test('chunked host messages are joined and handled', () => {
+  const b1 = globalThis.sidecar.framePorts.get('1:0').port;
+  const text = JSON.stringify({ type: 'call', id: 'big1', site: 'b.com', tool: 'bx', args: { blob: '网'.repeat(3000) }, timeout_ms: 5000, max_bytes: 100 });
+  const third = Math.ceil(text.length / 3);
+  for (let i = 0; i < 3; i++) {
+    host({ type: 'chunk', cid: 'h1', seq: i, last: i === 2, data: text.slice(i * third, (i + 1) * third) });
+  }
+  const [fwd] = b1.take();
+  assert.equal(fwd.id, 'big1');
+  assert.equal(fwd.args.blob.length, 3000);
+  b1.receive({ type: 'result', id: 'big1', ok: true, value: JSON.stringify('x'.repeat(200)) });
+  assert.equal(fromHost()[0].error.code, 'too_large'); // max_bytes 100
+});
+
+test('malformed host messages are logged back, never fatal', () => {
+  host({ type: 'nonsense' });
+  host('just a string');
+  host({ type: 'chunk', cid: 'z', seq: 3, last: true, data: 'x' });
+  host({ type: 'chunk', cid: 'z2', seq: 0, last: true, data: '{not json' });
+  host({ type: 'call', id: 'bad1', site: 'b.com', tool: 'bx', args: 'nope' });
+  host({ type: 'call', site: 'b.com', tool: 'bx' });
+  const sent = fromHost();
+  assert.deepEqual(sent.filter((m) => m.type === 'log').map((m) => m.level), ['warning', 'warning', 'warning', 'warning', 'warning']);
+  assert.deepEqual(sent.filter((m) => m.type === 'result'), [{ type: 'result', id: 'bad1', ok: false, tab_id: null,
+    error: { code: 'bad_request', message: 'malformed call message: args is not an object' } }]);
+});
+
+test('a duplicate call id while the first runs is refused without a second result', () => {
+  const b1 = globalThis.sidecar.framePorts.get('1:0').port;
+  call('dup', 'b.com', 'bx');
+  call('dup', 'b.com', 'bx');
+  assert.equal(b1.take().length, 1);
+  assert.deepEqual(fromHost().map((m) => m.type), ['log']);
+  b1.receive({ type: 'result', id: 'dup', ok: true, value: '1' });
+  assert.equal(fromHost().length, 1);
+});
+
+test('a big result that fits one frame is not chunked', () => {
+  const b1 = globalThis.sidecar.framePorts.get('1:0').port;
+  call('big-ok', 'b.com', 'bx', {}, { max_bytes: 64 * 1024 * 1024 });
+  b1.take();
+  const value = JSON.stringify('QUJD'.repeat(2 * 1024 * 1024)); // 8 MiB of base64-like text: 6x that would not fit
+  b1.receive({ type: 'result', id: 'big-ok', ok: true, value });
+  const sent = fromHost();
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0].type, 'result');
+  assert.equal(sent[0].value.length, value.length);
+});
+
+test('a result above 32 MiB goes out in chunks that join back', () => {
+  const b1 = globalThis.sidecar.framePorts.get('1:0').port;
+  call('huge', 'b.com', 'bx', {}, { max_bytes: 64 * 1024 * 1024 });
+  b1.take();
+  const value = JSON.stringify('<'.repeat(6 * 1024 * 1024)); // 6 M chars, 36 MiB once Chrome escapes '<'
+  b1.receive({ type: 'result', id: 'huge', ok: true, value });
+  const chunks = fromHost();
+  assert.ok(chunks.length >= 2, `${chunks.length}`);
+  assert.ok(chunks.every((c) => c.type === 'chunk' && c.cid === chunks[0].cid));
+  for (const c of chunks) assert.ok(Buffer.byteLength(JSON.stringify(c).replace(/</g, '\\u003C')) <= 32 * 1024 * 1024);
+  const joined = JSON.parse(chunks.map((c) => c.data).join(''));
+  assert.deepEqual(joined, { type: 'result', id: 'huge', ok: true, value, tab_id: 1 });
+});
+
+test('status answers extension pages, not tabs', () => {
+  let answer;
+  chrome.runtime.onMessage.fire({ type: 'status' }, { id: chrome.runtime.id, url: 'chrome-extension://x/panel.html' }, (r) => { answer = r; });
+  assert.equal(answer.connected, true);
+  assert.equal(answer.lastError, null);
+  assert.deepEqual(Object.keys(answer.sites), ['b.com', 'c.com']);
+  assert.equal(answer.pendingCalls, 0);
+  let leaked;
+  chrome.runtime.onMessage.fire({ type: 'status' }, { id: chrome.runtime.id, tab: { id: 1 } }, (r) => { leaked = r; });
+  assert.equal(leaked, undefined);
+});
+
+test('the host going away: calls stopped, error explained, reconnect with backoff and full registry', async () => {
+  const b1 = globalThis.sidecar.framePorts.get('1:0').port;
+  call('lost', 'b.com', 'bx');
+  b1.take();
+  const first = nativePort;
+  first.drop('Specified native messaging host not found.');
+  assert.deepEqual(b1.take(), [{ type: 'cancel', id: 'lost' }]);
+  let s = status();
+  assert.equal(s.connected, false);
+  assert.equal(s.state, 'disconnected');
+  assert.equal(s.lastError, 'Specified native messaging host not found.');
+  assert.match(s.hint, /webmcp-sidecar install/);
+  assert.equal(s.pendingCalls, 0);
+  // Frame changes while disconnected are kept for the next host.
+  sendTools(b1, [tool('bx'), tool('by')]);
+  await sleep(400); // first retry after 250 ms ±20%
+  assert.equal(calls.connectNative.length, 2);
+  assert.notEqual(nativePort, first);
+  const sent = fromHost();
+  assert.deepEqual(sent.map((m) => m.type), ['hello', 'registry', 'ping']);
+  assert.deepEqual(Object.keys(sent[1].sites), ['b.com', 'c.com']);
+  assert.deepEqual(sent[1].sites['b.com'].map((t) => t.name), ['bx', 'by']);
+  // Failing again backs off longer (500 ms ±20%).
+  nativePort.drop('Native host has exited.');
+  assert.match(status().hint, /doctor/);
+  await sleep(350);
+  assert.equal(calls.connectNative.length, 2);
+  await sleep(350);
+  assert.equal(calls.connectNative.length, 3);
+  fromHost();
+  host({ type: 'pong', id: 'connect' });
+  s = status();
+  assert.equal(s.connected, true);
+  assert.equal(s.lastError, null);
+  await tick();
+  assert.deepEqual(fromHost(), []); // nothing changed since the snapshot
+});
+
+test('every message sent to the host validates against the pydantic models', { skip: !findPython() && 'no Python with pydantic' }, () => {
+  const python = findPython();
+  const messages = allNativeMessages.map((m) => (m.type === 'chunk' ? { ...m, data: m.data.slice(0, 1000) }
+    : m.type === 'result' && m.value ? { ...m, value: m.value.slice(0, 1000) } : m));
+  const script = [
+    'import json, sys',
+    `sys.path.insert(0, ${JSON.stringify(path.join(REPO, 'host'))})`,
+    'from webmcp_sidecar.protocol.messages import extension_message',
+    'bad = []',
+    'for line in sys.stdin:',
+    '    try: extension_message.validate_json(line)',
+    '    except Exception as e: bad.append((line[:200], str(e)[:300]))',
+    'print(json.dumps(bad))',
+  ].join('\n');
+  const out = spawnSync(python, ['-c', script], { input: messages.map((m) => JSON.stringify(m)).join('\n') + '\n', encoding: 'utf8' });
+  assert.equal(out.status, 0, out.stderr);
+  assert.deepEqual(JSON.parse(out.stdout), []);
+  assert.ok(messages.length > 30);
+  assert.deepEqual(new Set(messages.map((m) => m.type)), new Set(['hello', 'registry', 'ping', 'site_tools', 'result', 'pong', 'log', 'chunk']));
+});
+
+function findPython() {
+  for (const candidate of [process.env.WEBMCP_PYTHON, path.join(REPO, '.venv/bin/python'), 'python3']) {
+    if (!candidate || (candidate.includes('/') && !existsSync(candidate))) continue;
+    const r = spawnSync(candidate, ['-c', 'import pydantic'], { encoding: 'utf8' });
+    if (r.status === 0) return candidate;
+  }
+  return null;
+}
