@@ -115,7 +115,7 @@ def mcp_command() -> tuple[str, list[str]]:
 def _write_if_changed(path: Path, data: bytes) -> bool:
     if path.exists() and path.read_bytes() == data:
         return False
-    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # concurrent installs never share it
     tmp.write_bytes(data)
     os.replace(tmp, path)
     return True

@@ -1,0 +1,181 @@
+"""MCP clients: where each keeps its server list, and the entry we put there.
+
+Formats differ in the container key (`mcpServers`, `servers`, `context_servers`,
+`mcp_servers`), the entry's shape, and JSON vs TOML; the editing itself is in `jsonc` and
+`tomltext`, which keep the rest of the file as the user wrote it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from . import jsonc, tomltext
+from .osenv import OsEnv, OsName
+
+SERVER_NAME = "webmcp-sidecar"
+
+Entry = Callable[[str, list[str]], dict[str, Any]]
+
+
+def _plain(command: str, args: list[str]) -> dict[str, Any]:
+    return {"command": command, "args": args}
+
+
+def _stdio(command: str, args: list[str]) -> dict[str, Any]:
+    return {"type": "stdio", "command": command, "args": args}
+
+
+def _claude_code(command: str, args: list[str]) -> dict[str, Any]:
+    return {"type": "stdio", "command": command, "args": args, "env": {}}
+
+
+def _zed(command: str, args: list[str]) -> dict[str, Any]:
+    # "source": "custom" is what Zed versions that distinguish extension servers require.
+    return {"source": "custom", "command": command, "args": args, "env": {}}
+
+
+def _cline(command: str, args: list[str]) -> dict[str, Any]:
+    return {"command": command, "args": args, "disabled": False}
+
+
+@dataclass(frozen=True)
+class Client:
+    key: str
+    name: str
+    config: dict[OsName, str]  # the config file, a template for OsEnv.expand
+    detect: dict[OsName, str]  # a dir (or file) whose presence means the client is installed
+    container: str
+    entry: Entry
+    fmt: Literal["json", "toml"] = "json"
+    restart: str = "restart it"
+
+    def config_path(self, env: OsEnv) -> Path:
+        return env.expand(self.config[env.os])
+
+    def detected(self, env: OsEnv) -> bool:
+        if env.os not in self.config:
+            return False
+        return env.expand(self.detect[env.os]).exists() or self.config_path(env).exists()
+
+    # Editing, whatever the format.
+    def get(self, text: str) -> Any:
+        if self.fmt == "toml":
+            return tomltext.get_entry(text, self.container, SERVER_NAME)
+        return jsonc.get_entry(text, self.container, SERVER_NAME)
+
+    def set(self, text: str | None, entry: dict[str, Any]) -> tuple[str, bool]:
+        """(new text, container created). Raises ValueError when the file cannot be parsed."""
+        if self.fmt == "toml":
+            had = text is not None and self.container in tomltext.loads(text)
+            return tomltext.set_entry(text, self.container, SERVER_NAME, entry), not had
+        return jsonc.set_entry(text, self.container, SERVER_NAME, entry)
+
+    def remove(self, text: str, drop_empty_container: bool) -> str:
+        if self.fmt == "toml":
+            return tomltext.remove_entry(text, self.container, SERVER_NAME)
+        return jsonc.remove_entry(text, self.container, SERVER_NAME, drop_empty_container)
+
+    def snippet(self, command: str, args: list[str]) -> str:
+        """What to add by hand when we may not edit the file."""
+        entry = self.entry(command, args)
+        if self.fmt == "toml":
+            lines = [f"[{self.container}.{SERVER_NAME}]"]
+            lines += [f"{k} = {tomltext._value(v)}" for k, v in entry.items()]
+            return "\n".join(lines)
+        return jsonc.render({self.container: {SERVER_NAME: entry}}, "", "  ", "\n")
+
+
+_VSCODE_USER = {"linux": "{config}/Code/User", "darwin": "{appsupport}/Code/User",
+                "win32": "{appdata}/Code/User"}
+_CLINE = "globalStorage/saoudrizwan.claude-dev"
+
+
+def _all(template: str) -> dict[OsName, str]:
+    return {"linux": template, "darwin": template, "win32": template}
+
+
+def _under(base: dict[OsName, str], rest: str) -> dict[OsName, str]:
+    return {os_name: f"{b}/{rest}" for os_name, b in base.items()}
+
+
+CLIENTS: tuple[Client, ...] = (
+    Client(
+        "claude-desktop", "Claude Desktop",
+        config={"linux": "{config}/Claude/claude_desktop_config.json",
+                "darwin": "{appsupport}/Claude/claude_desktop_config.json",
+                "win32": "{appdata}/Claude/claude_desktop_config.json"},
+        detect={"linux": "{config}/Claude", "darwin": "{appsupport}/Claude",
+                "win32": "{appdata}/Claude"},
+        container="mcpServers", entry=_plain, restart="quit and reopen Claude Desktop",
+    ),
+    Client(
+        "claude-code", "Claude Code",
+        config=_all("{claude_config}/.claude.json"), detect=_all("{home}/.claude"),
+        container="mcpServers", entry=_claude_code,
+        restart="start a new Claude Code session (`/mcp` lists servers)",
+    ),
+    Client(
+        "cursor", "Cursor", config=_all("{home}/.cursor/mcp.json"), detect=_all("{home}/.cursor"),
+        container="mcpServers", entry=_plain, restart="reload Cursor's window",
+    ),
+    Client(
+        "vscode", "VS Code", config=_under(_VSCODE_USER, "mcp.json"), detect=_VSCODE_USER,
+        container="servers", entry=_stdio,
+        restart="in VS Code run 'MCP: List Servers' and start webmcp-sidecar",
+    ),
+    Client(
+        "windsurf", "Windsurf", config=_all("{home}/.codeium/windsurf/mcp_config.json"),
+        detect=_all("{home}/.codeium/windsurf"), container="mcpServers", entry=_plain,
+        restart="refresh Windsurf's MCP servers (Cascade > MCP)",
+    ),
+    Client(
+        "codex", "Codex CLI", config=_all("{codex_home}/config.toml"),
+        detect=_all("{codex_home}"), container="mcp_servers", entry=_plain, fmt="toml",
+        restart="start a new codex session",
+    ),
+    Client(
+        "gemini", "Gemini CLI", config=_all("{home}/.gemini/settings.json"),
+        detect=_all("{home}/.gemini"), container="mcpServers", entry=_plain,
+        restart="start a new gemini session (`/mcp` lists servers)",
+    ),
+    Client(
+        "zed", "Zed",
+        config={"linux": "{config}/zed/settings.json", "darwin": "{home}/.config/zed/settings.json",
+                "win32": "{appdata}/Zed/settings.json"},
+        detect={"linux": "{config}/zed", "darwin": "{home}/.config/zed",
+                "win32": "{appdata}/Zed"},
+        container="context_servers", entry=_zed, restart="Zed picks the change up by itself",
+    ),
+    Client(
+        "cline", "Cline (VS Code)",
+        config=_under(_VSCODE_USER, f"{_CLINE}/settings/cline_mcp_settings.json"),
+        detect=_under(_VSCODE_USER, _CLINE), container="mcpServers", entry=_cline,
+        restart="Cline reloads its MCP settings by itself",
+    ),
+)
+
+
+def by_key(name: str) -> Client:
+    for c in CLIENTS:
+        if c.key == name.lower() or c.name.lower() == name.lower():
+            return c
+    known = ", ".join(c.key for c in CLIENTS)
+    raise KeyError(f"unknown MCP client {name!r}; known: {known}")
+
+
+def detect(env: OsEnv) -> list[Client]:
+    return [c for c in CLIENTS if c.detected(env)]
+
+
+def looks_ours(entry: Any) -> bool:
+    """An entry under our name that runs this program (what uninstall removes without a record)."""
+    if not isinstance(entry, dict):
+        return False
+    command = str(entry.get("command", ""))
+    args = [str(a) for a in entry.get("args", []) or []]
+    base = re.split(r"[\\/]", command)[-1].lower()  # Windows paths too, on any OS
+    return base.startswith("webmcp-sidecar") or "webmcp_sidecar" in args

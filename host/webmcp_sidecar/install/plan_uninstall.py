@@ -1,0 +1,189 @@
+"""Plan `uninstall`: remove what the state file says install added, plus anything of ours
+found under our names in the known places (an older install, or a lost state file)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .. import HOST_NAME
+from . import browsers as br
+from . import clients as cl
+from . import fsops
+from .engine import Context, Plan, Section, Step
+from .engine import read_bytes as _read
+from .manifest import launcher_spec
+from .state import ClientRecord, FileRecord, RegistryRecord, sha256
+
+
+def _is_our_manifest(data: bytes | None) -> bool:
+    try:
+        return data is not None and json.loads(data).get("name") == HOST_NAME
+    except (ValueError, AttributeError):
+        return False
+
+
+def plan_uninstall(ctx: Context, clients: list[str] | None = None,
+                   no_clients: bool = False) -> Plan:
+    plan = Plan()
+    state = ctx.state
+    recorded = {r.path for r in state.files}
+    # Manifests and wrappers first, the launcher they point at last.
+    for rec in sorted(state.files, key=lambda r: r.what.startswith("launcher")):
+        _plan_remove_file(ctx, plan, rec)
+    for reg in list(state.registry):
+        _plan_remove_key(ctx, plan, reg)
+    # Manifests of ours with no record (an older install, or a lost state file).
+    for b in br.BROWSERS:
+        for t in br.targets(b, ctx.env):
+            if str(t.manifest) not in recorded and _is_our_manifest(_read(t.manifest)):
+                rec = FileRecord(path=str(t.manifest), what=f"host manifest for {b.name}",
+                                 sha256="")
+                recorded.add(rec.path)
+                _plan_remove_file(ctx, plan, rec)
+    launcher, _ = launcher_spec(ctx.env.data_dir / "bin", ctx.env.os)
+    if str(launcher) not in recorded and launcher.is_file():
+        _plan_remove_file(ctx, plan, FileRecord(path=str(launcher), what="launcher", sha256="",
+                                                created_dirs=[str(launcher.parent)]))
+    if not no_clients:
+        chosen = None
+        if clients:
+            try:
+                chosen = {cl.by_key(c).key for c in clients}
+            except KeyError as e:
+                plan.problems.append(str(e.args[0]))
+                return plan
+        _plan_remove_clients(ctx, plan, chosen)
+    return plan
+
+
+def _plan_remove_file(ctx: Context, plan: Plan, rec: FileRecord) -> None:
+    path = Path(rec.path)
+    data = _read(path)
+    section: Section = "host" if rec.what.startswith("launcher") else "browsers"
+
+    def forget() -> None:
+        if rec in ctx.state.files:
+            ctx.state.files.remove(rec)
+
+    if data is None:
+        plan.unchanged.append((section, rec.path, f"{rec.what} (already gone)"))
+        forget()
+        return
+    if rec.what.startswith("host manifest") and not _is_our_manifest(data):
+        plan.notes.append(f"{path} no longer holds our manifest; left as it is.")
+        forget()
+        return
+
+    def run() -> None:
+        path.unlink()
+        forget()
+
+    plan.cleanup_dirs += rec.created_dirs
+
+    plan.steps.append(Step(section, "delete", rec.path, rec.what, run))
+
+
+def _plan_remove_key(ctx: Context, plan: Plan, rec: RegistryRecord) -> None:
+    shown = f"{rec.hive}\\{rec.key}"
+    registry = ctx.registry
+
+    def forget() -> None:
+        if rec in ctx.state.registry:
+            ctx.state.registry.remove(rec)
+
+    if registry is None:
+        plan.problems.append(f"cannot remove {shown}: no Windows registry here")
+        return
+    if registry.get(rec.hive, rec.key) != rec.value:
+        plan.unchanged.append(("browsers", shown, "registry key (changed or gone; left)"))
+        forget()
+        return
+
+    def run() -> None:
+        if rec.previous:
+            registry.set(rec.hive, rec.key, rec.previous)
+        else:
+            registry.delete(rec.hive, rec.key)
+        forget()
+
+    verb = "set-key" if rec.previous else "delete-key"
+    plan.steps.append(Step("browsers", verb, shown, "registry key", run))
+
+
+def _plan_remove_clients(ctx: Context, plan: Plan, only: set[str] | None) -> None:
+    seen: set[tuple[str, str]] = set()
+    for rec in list(ctx.state.clients):
+        if only is not None and rec.client not in only:
+            continue
+        seen.add((rec.client, rec.path))
+        try:
+            client = cl.by_key(rec.client)
+        except KeyError:
+            continue
+        _plan_remove_client(ctx, plan, client, Path(rec.path), rec)
+    for c in cl.detect(ctx.env):
+        path = c.config_path(ctx.env)
+        if (c.key, str(path)) in seen or (only is not None and c.key not in only):
+            continue
+        raw = _read(path)
+        try:
+            ours = raw is not None and cl.looks_ours(c.get(raw.decode("utf-8")))
+        except (ValueError, UnicodeDecodeError):
+            ours = False
+        if ours:
+            _plan_remove_client(ctx, plan, c, path, None)
+
+
+def _plan_remove_client(ctx: Context, plan: Plan, c: cl.Client, path: Path,
+                        rec: ClientRecord | None) -> None:
+    where = f"{c.name}: {c.container}.{cl.SERVER_NAME}"
+
+    def forget() -> None:
+        if rec is not None and rec in ctx.state.clients:
+            ctx.state.clients.remove(rec)
+
+    raw = _read(path)
+    if raw is None:
+        plan.unchanged.append(("clients", str(path), f"{where} (file gone)"))
+        forget()
+        return
+    exact = rec is not None and rec.restorable and rec.written_sha256 == sha256(raw)
+    if exact and rec is not None and rec.created_file:
+        def run_delete() -> None:
+            fsops.real_path(path).unlink()
+            forget()
+
+        plan.cleanup_dirs += rec.created_dirs
+
+        plan.steps.append(Step("clients", "delete", str(path), f"{where} (we created the file)",
+                               run_delete))
+        return
+    if exact and rec is not None and rec.baseline and Path(rec.baseline).is_file():
+        baseline = Path(rec.baseline)
+
+        def run_restore() -> None:
+            fsops.write_atomic(path, baseline.read_bytes())
+            forget()
+
+        plan.steps.append(Step("clients", "restore", str(path),
+                               f"{where} (the file as it was before install)", run_restore))
+        return
+    try:
+        text = raw.decode("utf-8")
+        if c.get(text) is None:
+            plan.unchanged.append(("clients", str(path), f"{where} (not there)"))
+            forget()
+            return
+        new = c.remove(text, rec.created_container if rec else False).encode("utf-8")
+    except (ValueError, UnicodeDecodeError) as e:
+        plan.problems.append(f"{c.name}: {path} cannot be parsed ({e}); left untouched. Remove "
+                             f"{c.container}.{cl.SERVER_NAME} by hand.")
+        return
+
+    def run() -> None:
+        fsops.backup(path, ctx.backup_dir, c.key)
+        fsops.write_atomic(path, new)
+        forget()
+
+    plan.steps.append(Step("clients", "write", str(path), f"{where} removed", run))

@@ -1,0 +1,258 @@
+"""doctor: a healthy install passes, and each link broken on purpose is found, with a fix."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_install_helpers import fake_exe, install, make_ctx, make_env
+from webmcp_sidecar import EXTENSION_ID, HOST_NAME
+from webmcp_sidecar.install import doctor as dr
+from webmcp_sidecar.install.osenv import OsEnv
+from webmcp_sidecar.install.winregistry import MemoryRegistry
+from webmcp_sidecar.native.codec import dumps, encode_frame
+
+CHROME = ".config/google-chrome"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBMCP_SIDECAR_SOCKET_DIR", str(tmp_path / "sock"))
+    monkeypatch.setenv("WEBMCP_SIDECAR_LOG_DIR", str(tmp_path / "logs"))
+
+
+def healthy(tmp_path: Path, os_name: str = "linux",
+            reg: MemoryRegistry | None = None) -> OsEnv:
+    env = make_env(tmp_path, os_name)  # type: ignore[arg-type]
+    if os_name == "win32":
+        (env.home / "AppData/Local/Google/Chrome/User Data").mkdir(parents=True)
+    else:
+        (env.home / CHROME).mkdir(parents=True)
+    (env.home / ".cursor").mkdir()
+    plan, failures, _ = install(env, reg)
+    assert failures == [] and plan.problems == []
+    return env
+
+
+def run(env: OsEnv, reg: MemoryRegistry | None = None, **opts: object) -> dict[str, dr.Check]:
+    report = dr.run_doctor(make_ctx(env, reg), dr.DoctorOptions(**opts))  # type: ignore[arg-type]
+    checks = {c.id: c for c in report.checks}
+    assert report.ok == all(c.status != "fail" for c in checks.values())
+    return checks
+
+
+def failed(checks: dict[str, dr.Check]) -> dict[str, dr.Check]:
+    return {k: c for k, c in checks.items() if c.status == "fail"}
+
+
+def manifest_file(env: OsEnv) -> Path:
+    return env.home / CHROME / "NativeMessagingHosts" / f"{HOST_NAME}.json"
+
+
+def test_healthy_install_passes(tmp_path: Path) -> None:
+    env = healthy(tmp_path)
+    checks = run(env)
+    assert failed(checks) == {}
+    for cid in ("manifest", "json", "origins", "path", "starts"):
+        assert checks[f"browser:chrome:{cid}"].status == "ok", cid
+    assert "answered a ping" in checks["browser:chrome:starts"].detail
+    assert checks["client:cursor"].status == "ok"
+    assert checks["logs"].status == "ok"
+    assert checks["host"].status == "warn"  # no browser running here
+
+
+def test_missing_manifest(tmp_path: Path) -> None:
+    env = healthy(tmp_path)
+    manifest_file(env).unlink()
+    c = failed(run(env))["browser:chrome:manifest"]
+    assert "Specified native messaging host not found." in c.detail
+    assert c.fix == "webmcp-sidecar install --browser chrome"
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    (b"{not json", "not valid JSON"),
+    (b"\xef\xbb\xbf{}", "byte-order mark"),
+    (json.dumps({"name": "other.host", "type": "stdio", "path": "/x",
+                 "allowed_origins": []}).encode(), "not 'io.webmcp.sidecar'"),
+])
+def test_bad_manifest_content(tmp_path: Path, content: bytes, words: str) -> None:
+    env = healthy(tmp_path)
+    manifest_file(env).write_bytes(content)
+    assert words in failed(run(env))["browser:chrome:json"].detail
+
+
+def _edit_manifest(env: OsEnv, **changes: object) -> None:
+    m = json.loads(manifest_file(env).read_text())
+    m.update(changes)
+    manifest_file(env).write_text(json.dumps(m))
+
+
+def test_wrong_extension_id(tmp_path: Path) -> None:
+    env = healthy(tmp_path)
+    _edit_manifest(env, allowed_origins=["chrome-extension://" + "z" * 32 + "/"])
+    c = failed(run(env))["browser:chrome:origins"]
+    assert EXTENSION_ID in c.detail and "is forbidden" in c.detail
+    # An id asked for on the command line is checked too.
+    env2 = healthy(tmp_path / "2")
+    c = failed(run(env2, extension_ids=["q" * 32]))["browser:chrome:origins"]
+    assert c.fix.endswith("--extension-id " + "q" * 32)
+
+
+def test_relative_or_missing_or_not_executable_path(tmp_path: Path) -> None:
+    env = healthy(tmp_path)
+    _edit_manifest(env, path="webmcp-sidecar")
+    assert "not absolute" in failed(run(env))["browser:chrome:path"].detail
+    _edit_manifest(env, path=str(tmp_path / "nope"))
+    assert "does not exist" in failed(run(env))["browser:chrome:path"].detail
+    plain = tmp_path / "plain"
+    plain.write_text("#!/bin/sh\n")
+    plain.chmod(0o644)
+    _edit_manifest(env, path=str(plain))
+    c = failed(run(env))["browser:chrome:path"]
+    assert "not executable" in c.detail and c.fix.startswith("chmod +x")
+
+
+def test_launcher_naming_a_removed_python(tmp_path: Path) -> None:
+    env = healthy(tmp_path)
+    launcher = env.data_dir / "bin/webmcp-sidecar-host"
+    launcher.write_text(launcher.read_text().replace(sys.executable, "/gone/venv/bin/python"))
+    c = failed(run(env))["browser:chrome:path"]
+    assert "/gone/venv/bin/python, which no longer exists" in c.detail
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ("echo broken >&2; exit 3", "exited with status 3 without answering"),
+    ("cat >/dev/null; exit 0", "without answering"),
+])
+def test_host_that_does_not_answer(tmp_path: Path, body: str, words: str) -> None:
+    env = healthy(tmp_path)
+    _edit_manifest(env, path=str(fake_exe(tmp_path / "bad-host", body)))
+    c = failed(run(env, timeout=3))["browser:chrome:starts"]
+    assert words in c.detail and "Native host has exited." in c.detail
+    if "broken" in body:
+        assert "Last error line: broken" in c.detail
+
+
+def test_launch_can_be_skipped(tmp_path: Path) -> None:
+    env = healthy(tmp_path)
+    assert run(env, launch=False)["browser:chrome:starts"].status == "skip"
+
+
+def test_windows_registry_links(tmp_path: Path) -> None:
+    reg = MemoryRegistry()
+    env = healthy(tmp_path, "win32", reg)
+    checks = run(env, reg, launch=False)
+    assert checks["browser:chrome:registry"].status == "ok"
+    assert failed(checks) == {}
+    key = rf"Software\Google\Chrome\NativeMessagingHosts\{HOST_NAME}"
+    manifest = Path(reg.get("HKCU", key) or "")
+    manifest.unlink()
+    assert "is missing" in failed(run(env, reg, launch=False))["browser:chrome:manifest"].detail
+    reg.delete("HKCU", key)
+    c = failed(run(env, reg, launch=False))["browser:chrome:manifest"]
+    assert f"HKCU\\{key} is missing" in c.detail
+
+
+def test_other_browser_not_set_up_is_only_a_warning(tmp_path: Path) -> None:
+    env = healthy(tmp_path)
+    (env.home / ".config/chromium").mkdir()
+    checks = run(env, launch=False)
+    assert checks["browser:chromium:manifest"].status == "warn"
+    assert checks["browser:chromium:manifest"].fix == "webmcp-sidecar install --browser chromium"
+    # ...but a failure when asked about that browser.
+    assert "browser:chromium:manifest" in failed(run(env, browsers=["chromium"]))
+
+
+def test_no_browser_at_all(tmp_path: Path) -> None:
+    c = failed(run(make_env(tmp_path)))["browsers"]
+    assert "no Chromium-family browser" in c.detail
+
+
+def test_client_links(tmp_path: Path) -> None:
+    env = healthy(tmp_path)
+    cursor = env.home / ".cursor/mcp.json"
+    data = json.loads(cursor.read_text())
+    data["mcpServers"]["webmcp-sidecar"]["command"] = str(tmp_path / "missing")
+    cursor.write_text(json.dumps(data))
+    assert "does not exist" in failed(run(env, launch=False))["client:cursor"].detail
+    cursor.write_text("{broken")
+    c = failed(run(env, launch=False))["client:cursor"]
+    assert "not valid JSON" in c.detail and c.fix.endswith("--clients cursor")
+    cursor.write_text('{"mcpServers": {}}')
+    assert run(env, launch=False)["client:cursor"].status == "warn"
+
+
+def test_unwritable_log_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("WEBMCP_SIDECAR_LOG_DIR", str(blocker / "logs"))
+    c = dr.check_log_dir()
+    assert c.status == "fail" and "is a file where a folder is needed" in c.detail
+
+
+def test_keyring_check_reports_a_backend() -> None:
+    c = dr.check_keyring()
+    assert c.status in ("ok", "warn") and c.detail
+
+
+def _start_host(tmp_path: Path) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "webmcp_sidecar", f"chrome-extension://{EXTENSION_ID}/"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ))
+    assert proc.stdin
+    hello = {"type": "hello", "extension_version": "9.9.9", "browser": "Chr"}
+    proc.stdin.write(encode_frame(dumps(hello)))
+    proc.stdin.flush()
+    deadline = time.monotonic() + 20
+    while not list((tmp_path / "sock").glob("host-*")):
+        assert time.monotonic() < deadline, "the host never opened its socket"
+        time.sleep(0.05)
+    time.sleep(0.2)  # let it read the hello
+    return proc
+
+
+def test_host_reachable_with_extension_version(tmp_path: Path) -> None:
+    proc = _start_host(tmp_path)
+    try:
+        [c] = dr.check_hosts()
+        assert c.status == "ok" and c.id == f"host:{proc.pid}"
+        assert "extension 9.9.9 connected" in c.detail and "(Chr)" in c.detail
+        assert f"chrome-extension://{EXTENSION_ID}/" in c.detail
+    finally:
+        assert proc.stdin
+        proc.stdin.close()
+        assert proc.wait(10) == 0
+
+
+def test_stale_socket_is_reported(tmp_path: Path) -> None:
+    import socket
+
+    d = tmp_path / "sock"
+    d.mkdir(mode=0o700)
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(str(d / "host-999999.sock"))
+    s.close()  # bound, never listening: like a host that crashed
+    [c] = [c for c in dr.check_hosts() if c.id == "host:999999"]
+    assert c.status == "warn" and "stale" in c.detail and c.fix.startswith("remove ")
+
+
+def test_cli_json_and_exit_status(tmp_path: Path) -> None:
+    env = healthy(tmp_path)
+    base = {**os.environ, "HOME": str(env.home), "XDG_CONFIG_HOME": str(env.home / ".config"),
+            "WEBMCP_SIDECAR_DATA_DIR": str(env.data_dir)}
+    ok = subprocess.run([sys.executable, "-m", "webmcp_sidecar", "doctor", "--json",
+                         "--no-launch"], capture_output=True, text=True, env=base, timeout=60)
+    report = json.loads(ok.stdout)
+    assert ok.returncode == 0 and report["ok"] is True
+    manifest_file(env).unlink()
+    bad = subprocess.run([sys.executable, "-m", "webmcp_sidecar", "doctor"], capture_output=True,
+                         text=True, env=base, timeout=60)
+    assert bad.returncode == 1
+    assert "[FAIL] Google Chrome: manifest" in bad.stdout
+    assert "fix: webmcp-sidecar install --browser chrome" in bad.stdout
