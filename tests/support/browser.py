@@ -36,18 +36,21 @@ class Browser:
         return await self.ctx.wait_for_event("serviceworker", timeout=10_000)
 
 
-def install_manifest(profile: Path, env: dict[str, str]) -> None:
+def install_manifest(profile: Path, env: dict[str, str], command: list[str] | None = None) -> None:
+    """`webmcp-sidecar install` for this profile, by this venv or by `command` (the bundle)."""
+    cmd = command or [sys.executable, "-m", "webmcp_sidecar"]
     subprocess.run(
-        [sys.executable, "-m", "webmcp_sidecar", "install", "--browser", "chromium",
-         "--user-data-dir", str(profile)],
+        [*cmd, "install", "--browser", "chromium", "--user-data-dir", str(profile)],
         check=True, env={**os.environ, **env}, capture_output=True,
     )
 
 
 @contextlib.asynccontextmanager
-async def launch(tmp_path: Path, env: dict[str, str], mode: str) -> AsyncIterator[Browser]:
+async def launch(
+    tmp_path: Path, env: dict[str, str], mode: str, command: list[str] | None = None
+) -> AsyncIterator[Browser]:
     profile = tmp_path / f"profile-{mode}"
-    install_manifest(profile, env)
+    install_manifest(profile, env, command)
     ext = extension_dir()
     args = [*BASE_FLAGS, "--no-sandbox", f"--load-extension={ext}",
             f"--disable-extensions-except={ext}"]

@@ -17,10 +17,11 @@ from mcp import Client, StdioServerParameters, types
 
 class McpSession:
     def __init__(self, env: dict[str, str], mode: str = "legacy", name: str = "tests",
-                 extra_args: list[str] | None = None) -> None:
+                 extra_args: list[str] | None = None, command: list[str] | None = None) -> None:
+        # `command` runs another build of the entry (the PyInstaller bundle); default: this venv.
+        cmd = command or [sys.executable, "-m", "webmcp_sidecar"]
         self.params = StdioServerParameters(
-            command=sys.executable, args=["-m", "webmcp_sidecar", "mcp", *(extra_args or [])],
-            env=env,
+            command=cmd[0], args=[*cmd[1:], "mcp", *(extra_args or [])], env=env,
         )
         self.mode = mode
         self.name = name

@@ -24,19 +24,6 @@ from webmcp_sidecar.native.codec import FrameDecoder, dumps, encode_frame
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="session")
-def bundle() -> Path:
-    given = os.environ.get("WEBMCP_SIDECAR_BUNDLE")
-    if given:
-        return Path(given)
-    out = subprocess.run([str(ROOT / "installers/build.sh")], capture_output=True, text=True,
-                         timeout=900)
-    assert out.returncode == 0, out.stderr[-4000:]
-    exe = Path(out.stdout.strip().splitlines()[-1])
-    assert exe.is_file() and os.access(exe, os.X_OK)
-    return exe
-
-
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     home = tmp_path / "home"
