@@ -66,6 +66,8 @@ export function checkHostMessage(msg) {
  * @param {number|null} [tabId]
  * @returns {import('./protocol.js').ResultMsg}
  */
+// Results keep `type` then `id` as their first keys: the host routes them by reading just the
+// frame's head (hostproc/app.py, _RESULT_HEAD).
 export function errorResult(id, code, message, tabId = null) {
   return { type: 'result', id, ok: false, error: { code, message }, tab_id: tabId };
 }

@@ -138,3 +138,7 @@ async def read_frame(reader: asyncio.StreamReader) -> bytes | None:
 
 def frame(payload: bytes) -> bytes:
     return _HDR.pack(len(payload)) + payload
+
+
+def header_of(payload: bytes) -> bytes:
+    return _HDR.pack(len(payload))

@@ -286,14 +286,12 @@ async def test_meta_tools(browser, mcp, site_url):
 
 async def test_open_browser_opens_a_tab_whose_tools_appear(browser, mcp, site_url):
     s = slug(site_url)
-    # The worker must be connected to a host first: wait for the entry to see it.
-    await mcp.wait_tools(lambda n: True)
-    with anyio.fail_after(20):
-        while True:
-            r = await mcp.call("open_browser", {"url": site_url + "tools.html"})
-            if not r.is_error and "Opened" in text(r):
-                break
-            await anyio.sleep(0.3)
+    # Wait for the entry to see the browser: with none, open_browser would ask the OS instead.
+    with anyio.fail_after(30):
+        while "No browser is connected" in text(await mcp.call("list_site_tools")):
+            await anyio.sleep(0.2)
+    r = await mcp.call("open_browser", {"url": site_url + "tools.html"})
+    assert not r.is_error and "Opened" in text(r), text(r)
     await mcp.wait_tools(lambda n: f"{s}__add" in n)
     r = await mcp.call(f"{s}__add", {"a": 1, "b": 1})
     assert r.structured_content["sum"] == 2

@@ -21,7 +21,6 @@ import anyio
 from mcp import types
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.session import ServerSession
-from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 
 from .. import __version__
@@ -30,6 +29,7 @@ from . import naming
 from .config import EntryConfig
 from .hosts import HostGone, HostLink, HostPool
 from .results import error_result, text_result, to_call_result
+from .stdio import fast_stdio_server
 from .validation import check_arguments, schema_key
 
 log = logging.getLogger(__name__)
@@ -390,7 +390,7 @@ class Entry:
 async def serve_stdio(config: EntryConfig | None = None) -> None:
     entry = Entry(config)
     server = entry.build_server()
-    async with stdio_server() as (read, write):
+    async with fast_stdio_server() as (read, write):
         await server.run(
             read,
             write,

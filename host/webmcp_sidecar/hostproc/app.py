@@ -46,7 +46,8 @@ class EntryConn:
 
     def send_payload(self, payload: bytes) -> None:
         if not self.writer.is_closing():
-            self.writer.write(localsock.frame(payload))
+            # writelines: no copy of a large payload just to prepend its 4-byte header.
+            self.writer.writelines((localsock.header_of(payload), payload))
 
 
 # Entry messages that ask the browser for something; they carry an id and get one `result`.
@@ -92,6 +93,13 @@ class Host:
             self.to_browser.write(piece)
 
     def on_browser_frame(self, payload: bytes) -> None:
+        # Hot path: a result is routed by the id at its head, without parsing the whole frame
+        # (the worker writes `type` and `id` first; anything else takes the full parse).
+        if payload.startswith(_RESULT_HEAD):
+            end = payload.find(b'"', len(_RESULT_HEAD))
+            call_id = payload[len(_RESULT_HEAD) : end].decode("utf-8", "replace")
+            if end > 0 and "\\" not in call_id and self._route_result(call_id, payload):
+                return
         try:
             raw = parse_payload(payload)
             self.on_browser_message(raw, payload)
@@ -101,13 +109,10 @@ class Host:
     def on_browser_message(self, raw: dict[str, Any], payload: bytes) -> None:
         kind = raw.get("type")
         if kind == "result":
-            # Hot path: route by id, forward the bytes untouched.
             call_id = str(raw.get("id"))
-            conn = self.pending.pop(call_id, None)
-            if conn is not None:
-                conn.pending.discard(call_id)
-                conn.send_payload(payload)
-            elif (fut := self.own_pending.pop(call_id, None)) is not None and not fut.done():
+            if not self._route_result(call_id, payload) and (
+                (fut := self.own_pending.pop(call_id, None)) is not None and not fut.done()
+            ):
                 fut.set_result(raw)
             return
         if kind in TO_SESSION:
@@ -142,6 +147,15 @@ class Host:
             self.send_to_browser(dumps(m.Pong(id=msg.id).model_dump()))
         elif isinstance(msg, m.Log):
             log.log(logging.getLevelName(msg.level.upper()), "extension: %s", msg.message[:2000])
+
+    def _route_result(self, call_id: str, payload: bytes) -> bool:
+        """Forward an entry's result untouched; False when no entry waits for this id."""
+        conn = self.pending.pop(call_id, None)
+        if conn is None:
+            return False
+        conn.pending.discard(call_id)
+        conn.send_payload(payload)
+        return True
 
     async def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         """The host's own call into the browser (the side panel's agent uses it).
@@ -246,6 +260,8 @@ class Host:
         conn.send_payload(dumps(res.model_dump(exclude_none=True)))
 
 
+_RESULT_HEAD = b'{"type":"result","id":"'
+
 NO_EXTENSION = (
     "The browser has not finished connecting to WebMCP Sidecar yet. Wait a moment; if it "
     "persists, open the browser and check the extension is enabled (webmcp-sidecar doctor)."
@@ -261,6 +277,9 @@ async def run(origin: str) -> int:
     """Serve until the browser closes our stdin."""
     reader, writer = await open_stdio()
     host = Host(origin, writer)
+    from ..agent.hook import install as install_agent  # light: the agent loads on first panel use
+
+    install_agent(host)
     server, endpoint = await localsock.serve(host.serve_entry)
     host.token = endpoint.token
     log.info(

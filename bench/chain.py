@@ -1,0 +1,582 @@
+"""The whole chain, measured: MCP SDK client -> `webmcp-sidecar mcp` -> host -> native messaging ->
+service worker -> tab -> page, on a trivial page tool `add(a, b)` (bench/site/bench.html).
+
+1. Round trip: sequential calls through the chain, next to the same tool run in the page
+   (executeTool timed with performance.now()), the Playwright page.evaluate round trip, and the
+   peer (chrome-devtools-mcp's execute_webmcp_tool, native mode only). The series run
+   interleaved in blocks, so load on this shared machine hits them alike.
+2. Propagation: registerTool (or its abort) in the page -> list_changed at the MCP client.
+3. Throughput: 4 MCP clients (4 `webmcp-sidecar mcp` processes) calling at once; every answer
+   is checked.
+4. Large result: a tool returning a 5 MiB string, checked byte for byte.
+With --hops, also each sub-path of the chain on its own (where the time goes).
+
+    .venv/bin/python -m bench.chain [--calls 500] [--mode native|polyfill] [--no-peer] [--hops]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from playwright.async_api import Page, Worker
+from tests.support.browser import launch
+from tests.support.mcp_session import text as result_text
+
+from bench._util import Stats, TimedSession, fmt, serve_site, site_of, stats_row, table
+from bench.peer_devtools_mcp import PeerSession, PeerUnavailable
+from webmcp_sidecar import localsock
+from webmcp_sidecar.native.codec import dumps, parse_payload
+
+MIB = 1024 * 1024
+PATTERN = "abcdefghijklmnopqrstuvwxyz012345"  # as in bench.html
+
+# A block of `n` calls starting at index `start`: (milliseconds of each call, wrong answers).
+BlockFn = Callable[[int, int], Awaitable[tuple[list[float], int]]]
+
+
+@dataclass
+class Series:
+    name: str
+    calls: int
+    run_block: BlockFn
+    ms: list[float] = field(default_factory=list)
+    errors: int = 0
+
+    @property
+    def done(self) -> bool:
+        return len(self.ms) >= self.calls
+
+
+@dataclass
+class ModeResult:
+    mode: str
+    rtt: dict[str, Stats] = field(default_factory=dict)
+    rtt_errors: dict[str, int] = field(default_factory=dict)
+    in_page_mean_ms: float = math.nan
+    peer_problem: str = ""
+    propagation: dict[str, Stats] = field(default_factory=dict)
+    extra_notifications: int = 0
+    clock_offset_ms: float = math.nan
+    throughput_cps: float = math.nan
+    throughput_calls: int = 0
+    throughput_errors: int = 0
+    throughput_lat: Stats | None = None
+    large: Stats | None = None
+    large_bytes: int = 0
+    large_ok: int = 0
+    hops: dict[str, Stats] = field(default_factory=dict)
+    hop_errors: int = 0
+    cpu_per_call: dict[str, float] = field(default_factory=dict)
+
+
+# --- round trip ----------------------------------------------------------------------------------
+
+
+def timed_calls(one: Callable[[int], Awaitable[bool]]) -> BlockFn:
+    """A block runner that times `one(i)` from Python, call by call."""
+
+    async def run(start: int, n: int) -> tuple[list[float], int]:
+        ms: list[float] = []
+        wrong = 0
+        for i in range(start, start + n):
+            t = time.perf_counter()
+            ok = await one(i)
+            ms.append((time.perf_counter() - t) * 1000)
+            wrong += not ok
+        return ms, wrong
+
+    return run
+
+
+def in_page_block(page: Page) -> BlockFn:
+    async def run(start: int, n: int) -> tuple[list[float], int]:
+        out = await page.evaluate("([n]) => window.benchInPage(0, n)", [n])
+        return list(out["ms"]), 0
+
+    return run
+
+
+async def interleave(series: list[Series], warmup: int, block: int) -> None:
+    """Warm every series up, then run them in alternating blocks until each has its count."""
+    for s in series:
+        await s.run_block(0, warmup)
+    while not all(s.done for s in series):
+        for s in series:
+            if not s.done:
+                ms, wrong = await s.run_block(len(s.ms), min(block, s.calls - len(s.ms)))
+                s.ms += ms
+                s.errors += wrong
+
+
+async def round_trip(res: ModeResult, page: Page, mcp: TimedSession, add: str, url: str,
+                     args: argparse.Namespace) -> None:
+    async def chain_one(i: int) -> bool:
+        assert mcp.client
+        r = await mcp.client.call_tool(add, {"a": i, "b": 1})
+        return not r.is_error and r.structured_content == {"sum": i + 1}
+
+    async def evaluate_one(i: int) -> bool:
+        return await page.evaluate("([a, b]) => window.addOnce(a, b)", [i, 1]) == f'{{"sum":{i + 1}}}'
+
+    series = [
+        Series("chain (MCP client -> page)", args.calls, timed_calls(chain_one)),
+        Series("in-page executeTool", args.calls, in_page_block(page)),
+        Series("page.evaluate(executeTool)", args.calls, timed_calls(evaluate_one)),
+    ]
+    async with contextlib.AsyncExitStack() as stack:
+        if res.mode == "native" and args.peer:
+            try:
+                peer = await stack.enter_async_context(PeerSession(url + "bench.html"))
+                series.append(Series(f"chrome-devtools-mcp {peer.version}", args.peer_calls,
+                                     timed_calls(peer.call)))
+            except PeerUnavailable as e:
+                res.peer_problem = str(e)
+        await interleave(series, args.warmup, args.block)
+    for s in series:
+        res.rtt[s.name] = Stats.of_ms(s.ms)
+        res.rtt_errors[s.name] = s.errors
+    res.in_page_mean_ms = statistics.fmean(series[1].ms)
+
+
+# --- where the time goes -------------------------------------------------------------------------
+
+# Runs in the service worker: the hop SW -> content script -> page -> SW, on the frame port the
+# worker itself uses (its own listener ignores these ids: they are not in its `pending`).
+SW_BLOCK = """async ([site, start, n]) => {
+  const entry = [...globalThis.sidecar.framePorts.values()].find((e) => e.site === site);
+  const port = entry.port;
+  const one = (a) => new Promise((resolve) => {
+    const id = `bench-sw-${globalThis.benchSeq = (globalThis.benchSeq || 0) + 1}`;
+    const on = (msg) => {
+      if (msg?.type !== 'result' || msg.id !== id) return;
+      port.onMessage.removeListener(on);
+      resolve(msg);
+    };
+    port.onMessage.addListener(on);
+    port.postMessage({ type: 'call', id, tool: 'add', args: { a, b: 1 }, timeout_ms: 60000,
+                       max_bytes: 16777216 });
+  });
+  const ms = [];
+  let wrong = 0;
+  for (let i = start; i < start + n; i++) {
+    const t = performance.now();
+    const r = await one(i);
+    ms.push(performance.now() - t);
+    if (r.value !== JSON.stringify({ sum: i + 1 })) wrong++;
+  }
+  return { ms, wrong };
+}"""
+
+
+HOP_CHAIN = "chain: MCP client -> entry -> host -> SW -> page"
+HOP_PING = "MCP ping: client <-> entry only"
+HOP_PEER_PING = "MCP ping: client <-> chrome-devtools-mcp only"
+HOP_META = "MCP tools/call list_site_tools (entry only)"
+HOP_SOCKET = "socket -> host -> native msg -> SW -> page (no MCP)"
+HOP_SW = "SW -> content script -> page -> SW"
+HOP_PAGE = "in-page executeTool"
+
+
+class RawHostLink:
+    """What the MCP entry does on the socket, without MCP: hello, then call frames by id."""
+
+    def __init__(self, sock_dir: str, site: str) -> None:
+        self.sock_dir = Path(sock_dir)
+        self.site = site
+        self._seq = 0
+
+    async def __aenter__(self) -> RawHostLink:
+        (path,) = self.sock_dir.glob("host-*.sock")
+        self.reader, self.writer = await localsock.connect(localsock.Endpoint(path))
+        self.writer.write(localsock.frame(dumps({"type": "entry_hello", "client": "bench", "pid": 1})))
+        self.conn = str((await self._next("welcome"))["conn"])
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.writer.close()
+
+    async def _next(self, kind: str, call_id: str | None = None) -> dict[str, Any]:
+        while True:
+            payload = await localsock.read_frame(self.reader)
+            if payload is None:
+                raise ConnectionError("the host closed the link")
+            msg = parse_payload(payload)
+            if msg.get("type") == kind and (call_id is None or msg.get("id") == call_id):
+                return msg
+
+    async def call(self, i: int) -> bool:
+        self._seq += 1
+        call_id = f"{self.conn}.{self._seq}"
+        self.writer.write(localsock.frame(dumps({
+            "type": "call", "id": call_id, "site": self.site, "tool": "add", "args": {"a": i, "b": 1},
+            "timeout_ms": 60000, "max_bytes": 16 * MIB,
+        })))
+        msg = await self._next("result", call_id)
+        return bool(msg.get("ok")) and msg.get("value") == f'{{"sum":{i + 1}}}'
+
+
+async def hops(res: ModeResult, page: Page, worker: Worker, mcp: TimedSession, add: str, url: str,
+               sock_dir: str, args: argparse.Namespace) -> None:
+    """Each sub-path of the chain on its own, interleaved like the round trip."""
+    site = site_of(url)
+    client = mcp.client
+    assert client
+
+    async def chain_one(i: int) -> bool:
+        r = await client.call_tool(add, {"a": i, "b": 1})
+        return not r.is_error and r.structured_content == {"sum": i + 1}
+
+    async def ping_one(i: int) -> bool:
+        with warnings.catch_warnings():  # ping is legacy-only in the SDK; this session is legacy
+            warnings.simplefilter("ignore")
+            await client.send_ping()
+        return True
+
+    async def meta_one(i: int) -> bool:
+        return not (await client.call_tool("list_site_tools", {"site": site})).is_error
+
+    async def sw_block(start: int, n: int) -> tuple[list[float], int]:
+        out = await worker.evaluate(SW_BLOCK, [site, start, n])
+        return list(out["ms"]), int(out["wrong"])
+
+    async with contextlib.AsyncExitStack() as stack:
+        raw = await stack.enter_async_context(RawHostLink(sock_dir, site))
+        series = [
+            Series(HOP_CHAIN, args.calls, timed_calls(chain_one)),
+            Series(HOP_PING, args.calls, timed_calls(ping_one)),
+            Series(HOP_META, args.calls, timed_calls(meta_one)),
+            Series(HOP_SOCKET, args.calls, timed_calls(raw.call)),
+            Series(HOP_SW, args.calls, sw_block),
+            Series(HOP_PAGE, args.calls, in_page_block(page)),
+        ]
+        if res.mode == "native" and args.peer and not res.peer_problem:
+            # The peer's own MCP floor, next to our entry's (same SDK client on both).
+            peer = await stack.enter_async_context(PeerSession(url + "bench.html"))
+            series.insert(2, Series(HOP_PEER_PING, args.calls, timed_calls(peer.ping)))
+        await interleave(series, args.warmup, args.block)
+    res.hops = {s.name: Stats.of_ms(s.ms) for s in series}
+    res.hop_errors = sum(s.errors for s in series)
+    res.cpu_per_call = await cpu_per_call(chain_one, sock_dir, args.calls)
+
+
+def chain_processes(sock_dir: str) -> dict[int, str]:
+    """pid -> role of every process on the chain (Linux /proc): this client, its MCP entry, the
+    host (its pid names its socket) and the Chromium processes of this run's profile."""
+    profile = str(Path(sock_dir).parent)
+    (sock,) = Path(sock_dir).glob("host-*.sock")
+    roles = {os.getpid(): "MCP client (this process)", int(sock.stem.split("-")[1]): "host"}
+    for proc in Path("/proc").iterdir():
+        try:
+            if not proc.name.isdigit() or int(proc.name) in roles:
+                continue
+            # Chromium's child processes rewrite their argv into one space-joined string.
+            args = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").split()
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError):
+            continue
+        if ppid == os.getpid() and "webmcp_sidecar" in args and "mcp" in args:
+            roles[int(proc.name)] = "MCP entry (webmcp-sidecar mcp)"
+        elif any(a.startswith("--user-data-dir=" + profile) for a in args):
+            kind = next((a.split("=", 1)[1] for a in args if a.startswith("--type=")), "browser")
+            if kind == "renderer":
+                kind = "renderer: extension" if "--extension-process" in args else "renderers: pages"
+            roles[int(proc.name)] = f"chromium {kind}"
+    return roles
+
+
+def cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+async def cpu_per_call(one: Callable[[int], Awaitable[bool]], sock_dir: str, calls: int) -> dict[str, float]:
+    """CPU milliseconds each process of the chain spends per sequential call. On 2 cores the
+    sum, not just the critical path, bounds throughput and feeds the tail latency."""
+    if not sys.platform.startswith("linux"):
+        return {}
+    roles = chain_processes(sock_dir)
+    before = {pid: cpu_seconds(pid) for pid in roles}
+    for i in range(calls):
+        await one(i)
+    out: dict[str, float] = {}
+    for pid, role in roles.items():
+        out[role] = out.get(role, 0.0) + (cpu_seconds(pid) - before[pid]) * 1000 / calls
+    return out
+
+
+# --- propagation ---------------------------------------------------------------------------------
+
+
+async def clock_offset_ms(page: Page) -> float:
+    """Page wall clock minus Python's, from the tightest of 20 round trips (should be ~0)."""
+    best = (math.inf, 0.0)
+    for _ in range(20):
+        t0 = time.time()
+        wall = await page.evaluate("window.wallMs()")
+        t1 = time.time()
+        best = min(best, (t1 - t0, wall - (t0 + t1) / 2 * 1000))
+    return best[1]
+
+
+async def propagation(res: ModeResult, page: Page, mcp: TimedSession, reps: int) -> None:
+    res.clock_offset_ms = await clock_offset_ms(page)
+    lat: dict[str, list[float]] = {"registerTool": [], "abort": []}
+    for rep in range(reps):
+        adding = rep % 2 == 0
+        before = len(mcp.changed_at)
+        changed = mcp.next_change()
+        t_page = await page.evaluate("window.registerExtra()" if adding else "window.abortExtra()")
+        with anyio.fail_after(15):
+            await changed.wait()
+        lat["registerTool" if adding else "abort"].append(mcp.changed_at[before] * 1000 - t_page)
+        # Not timed: check the list really changed, and let stray notifications show up.
+        await mcp.wait_tools(lambda names, a=adding: any(n.endswith("__extra") for n in names) == a)
+        await anyio.sleep(0.1)
+        res.extra_notifications += len(mcp.changed_at) - before - 1
+    res.propagation = {k: Stats.of_ms(v) for k, v in lat.items()}
+    res.propagation["both"] = Stats.of_ms(lat["registerTool"] + lat["abort"])
+
+
+# --- throughput ----------------------------------------------------------------------------------
+
+
+async def throughput(res: ModeResult, env: dict[str, str], site: str, clients: int,
+                     per_client: int) -> None:
+    async with contextlib.AsyncExitStack() as stack:
+        sessions = [await stack.enter_async_context(TimedSession(env, name=f"bench-{k}"))
+                    for k in range(clients)]
+        names = [await s.tool_name(site, "add") for s in sessions]
+        errors = 0
+        lat: list[float] = []
+
+        async def run(k: int, n: int, timed: bool) -> None:
+            nonlocal errors
+            client = sessions[k].client
+            assert client
+            for i in range(n):
+                a = k * 1_000_000 + i
+                t = time.perf_counter()
+                try:
+                    r = await client.call_tool(names[k], {"a": a, "b": 7})
+                    ok = not r.is_error and r.structured_content == {"sum": a + 7}
+                except Exception:  # a lost or failed call counts, whatever it raised
+                    ok = False
+                if timed:
+                    lat.append((time.perf_counter() - t) * 1000)
+                    errors += not ok
+
+        async with anyio.create_task_group() as tg:  # warm-up, all clients at once
+            for k in range(clients):
+                tg.start_soon(run, k, 20, False)
+        t0 = time.perf_counter()
+        async with anyio.create_task_group() as tg:
+            for k in range(clients):
+                tg.start_soon(run, k, per_client, True)
+        wall = time.perf_counter() - t0
+    res.throughput_calls = len(lat)
+    res.throughput_cps = len(lat) / wall
+    res.throughput_errors = errors + (clients * per_client - len(lat))
+    res.throughput_lat = Stats.of_ms(lat)
+
+
+# --- large result --------------------------------------------------------------------------------
+
+
+async def large_result(res: ModeResult, mcp: TimedSession, blob: str, calls: int) -> None:
+    assert mcp.client
+    size = 5 * MIB
+    expected = PATTERN * (size // len(PATTERN))
+    await mcp.client.call_tool(blob, {"n": size})  # warm-up
+    secs: list[float] = []
+    for _ in range(calls):
+        t = time.perf_counter()
+        r = await mcp.client.call_tool(blob, {"n": size})
+        secs.append(time.perf_counter() - t)
+        text = result_text(r)
+        res.large_bytes = len(text.encode())
+        res.large_ok += not r.is_error and text == expected
+    res.large = Stats.of_seconds(secs)
+
+
+# --- one mode ------------------------------------------------------------------------------------
+
+
+async def run_mode(mode: str, url: str, args: argparse.Namespace) -> ModeResult:
+    res = ModeResult(mode)
+    site = site_of(url)
+    with tempfile.TemporaryDirectory(prefix="webmcp-bench-") as tmp:
+        # Paths private to this run, so leftover hosts never mix in. Default log level (INFO).
+        env = {
+            "WEBMCP_SIDECAR_SOCKET_DIR": f"{tmp}/sock",
+            "WEBMCP_SIDECAR_LOG_DIR": f"{tmp}/log",
+            "WEBMCP_SIDECAR_DATA_DIR": f"{tmp}/data",
+        }
+        async with launch(Path(tmp), env, mode) as browser:
+            page = await browser.open(url + "bench.html")
+            async with TimedSession(env) as mcp:
+                add = await mcp.tool_name(site, "add")
+                blob = await mcp.tool_name(site, "blob")
+                say(f"[{mode}] round trip ...")
+                await round_trip(res, page, mcp, add, url, args)
+                say(f"[{mode}] propagation ...")
+                await propagation(res, page, mcp, args.propagation)
+                if args.hops:
+                    say(f"[{mode}] hops ...")
+                    worker = await browser.worker()
+                    await hops(res, page, worker, mcp, add, url, env["WEBMCP_SIDECAR_SOCKET_DIR"], args)
+                say(f"[{mode}] large result ...")
+                await large_result(res, mcp, blob, args.large_calls)
+            say(f"[{mode}] throughput ...")
+            await throughput(res, env, site, args.clients, args.per_client)
+    return res
+
+
+def say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# --- report --------------------------------------------------------------------------------------
+
+
+def report(results: list[ModeResult], args: argparse.Namespace) -> str:
+    out: list[str] = []
+    hdr = ["", "n", "median", "p90", "p99", "max"]
+    rows: list[list[str]] = []
+    for r in results:
+        for name, s in r.rtt.items():
+            errs = r.rtt_errors.get(name, 0)
+            rows.append(stats_row(f"{r.mode}: {name}" + (f" ({errs} wrong)" if errs else ""), s))
+    out.append(table(
+        f"Page tool round trip, add(a,b), ms (sequential, after {args.warmup} warm-up calls each; "
+        f"series interleaved in blocks of {args.block})", hdr, rows,
+    ))
+    over: list[list[str]] = []
+    for r in results:
+        chain = r.rtt.get("chain (MCP client -> page)")
+        page = r.rtt.get("in-page executeTool")
+        if chain and page:
+            over.append([r.mode, fmt(chain.median - page.median), fmt(chain.p99 - page.p99),
+                         fmt(page.median), fmt(r.in_page_mean_ms)])
+    out.append(table("Chain overhead = chain - in-page, ms (targets: median < 3, p99 < 10)", [
+        "mode", "median", "p99", "in-page median", "in-page mean"], over))
+    peer = next((st for r in results for name, st in r.rtt.items() if name.startswith("chrome-devtools")),
+                None)
+    if peer:
+        rows = []
+        for r in results:
+            chain = r.rtt.get("chain (MCP client -> page)")
+            if chain:
+                rows.append([r.mode, fmt(chain.median), fmt(peer.median), f"{chain.median / peer.median:.2f}",
+                             fmt(chain.p99), fmt(peer.p99), f"{chain.p99 / peer.p99:.2f}"])
+        out.append(table("Chain vs chrome-devtools-mcp (same run), ms", [
+            "our chain", "median", "peer median", "ratio", "p99", "peer p99", "ratio"], rows))
+    for r in results:
+        if r.peer_problem:
+            out.append(f"\nchrome-devtools-mcp could not run: {r.peer_problem}")
+
+    rows = []
+    for r in results:
+        for kind, s in r.propagation.items():
+            rows.append(stats_row(f"{r.mode}: {kind} -> list_changed", s))
+    out.append(table(f"Propagation, ms ({args.propagation} changes, alternating; target < 50)", hdr, rows))
+    out.append("clock check (page minus Python wall clock): " + ", ".join(
+        f"{r.mode} {fmt(r.clock_offset_ms)} ms" for r in results
+    ) + "; extra list_changed notifications: " + ", ".join(
+        f"{r.mode} {r.extra_notifications}" for r in results))
+
+    rows = [[r.mode, str(r.throughput_calls), f"{r.throughput_cps:.0f}", str(r.throughput_errors),
+             fmt(r.throughput_lat.median if r.throughput_lat else None),
+             fmt(r.throughput_lat.p99 if r.throughput_lat else None)] for r in results]
+    out.append(table(
+        f"Throughput: {args.clients} MCP clients x {args.per_client} calls at once",
+        ["mode", "calls", "calls/s", "errors", "median ms", "p99 ms"], rows,
+    ))
+
+    rows = [[r.mode, str(r.large.n) if r.large else "0", fmt(r.large.median if r.large else None),
+             fmt(r.large.max if r.large else None),
+             fmt(5 / (r.large.median / 1000) if r.large else None),
+             f"{r.large_bytes} ({r.large_ok}/{r.large.n if r.large else 0} exact)"] for r in results]
+    out.append(table("Large result: a 5 MiB string", [
+        "mode", "calls", "median ms", "max ms", "MiB/s", "bytes received"], rows))
+    for r in results:
+        if r.hops:
+            out.append(hops_report(r))
+    return "\n".join(out)
+
+
+def hops_report(r: ModeResult) -> str:
+    h = r.hops
+    rows = [stats_row(name, st) for name, st in h.items()]
+    out = [table(f"Where the time goes ({r.mode}), ms, interleaved; wrong answers: {r.hop_errors}",
+                 ["", "n", "median", "p90", "p99", "max"], rows)]
+
+    def diff(a: str, b: str | None) -> list[str]:
+        lo_med = h[b].median if b else 0.0
+        lo_p99 = h[b].p99 if b else 0.0
+        return [fmt(h[a].median - lo_med), fmt(h[a].p99 - lo_p99)]
+
+    out.append(table(f"Per hop ({r.mode}), by subtraction, ms (p99 column: difference of p99s, rough)",
+                     ["hop", "median", "p99"], [
+        ["MCP client + stdio + entry (chain - socket path)", *diff(HOP_CHAIN, HOP_SOCKET)],
+        ["socket + host + native messaging (socket path - SW path)", *diff(HOP_SOCKET, HOP_SW)],
+        ["SW <-> tab IPC + content script (SW path - in-page)", *diff(HOP_SW, HOP_PAGE)],
+        ["page: executeTool", *diff(HOP_PAGE, None)],
+    ]))
+    if r.cpu_per_call:
+        cpu = sorted(r.cpu_per_call.items(), key=lambda kv: -kv[1])
+        rows = [[role, f"{ms:.2f}"] for role, ms in cpu if ms >= 0.005]
+        rows.append(["total", f"{sum(ms for _, ms in cpu):.2f}"])
+        out.append(table(f"CPU per call by process ({r.mode}), ms (/proc, sequential calls)",
+                         ["process", "CPU ms"], rows))
+    return "\n".join(out)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    ap.add_argument("--calls", type=int, default=500, help="sequential calls per series")
+    ap.add_argument("--warmup", type=int, default=50)
+    ap.add_argument("--block", type=int, default=50, help="calls per block when interleaving")
+    ap.add_argument("--mode", choices=["native", "polyfill"], action="append",
+                    help="WebMCP flavour (repeatable; default: both)")
+    ap.add_argument("--no-peer", dest="peer", action="store_false",
+                    help="skip chrome-devtools-mcp")
+    ap.add_argument("--peer-calls", type=int, default=300)
+    ap.add_argument("--propagation", type=int, default=40, help="tool-set changes to time")
+    ap.add_argument("--clients", type=int, default=4)
+    ap.add_argument("--per-client", type=int, default=250)
+    ap.add_argument("--large-calls", type=int, default=10)
+    ap.add_argument("--hops", action="store_true",
+                    help="also time each sub-path of the chain (where the time goes)")
+    args = ap.parse_args()
+    modes = args.mode or ["native", "polyfill"]
+
+    async def run() -> list[ModeResult]:
+        with serve_site() as url:
+            return [await run_mode(mode, url, args) for mode in modes]
+
+    started = time.strftime("%Y-%m-%d %H:%M")
+    results = anyio.run(run)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"bench.chain, {started}, {os.cpu_count()} cores, load average at the end {load}")
+    print(report(results, args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

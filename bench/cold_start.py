@@ -1,0 +1,102 @@
+"""Host cold start: from the browser spawning the host to the first answered message.
+
+Spawns the host exactly as Chrome does (`<path> chrome-extension://<id>/`, pipes on stdin and
+stdout), sends a framed `{"type":"ping","id":"1"}` at once and times until the `pong` arrives,
+for the plain Python install (the launcher `install` writes) and for the PyInstaller bundle.
+Prints median and p99 over N runs, and the bundle's size on disk.
+
+    .venv/bin/python bench/cold_start.py [--runs 30] [--bundle dist/webmcp-sidecar/webmcp-sidecar]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "host"))
+
+from webmcp_sidecar import EXTENSION_ID  # noqa: E402
+from webmcp_sidecar.install.manifest import launcher_spec  # noqa: E402
+
+HDR = struct.Struct("=I")  # native byte order, as Chrome frames
+PING = json.dumps({"type": "ping", "id": "1"}).encode()
+
+
+def one_start(path: Path, env: dict[str, str]) -> float:
+    """Seconds from spawn to the pong; the host is then closed as the browser would."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([str(path), f"chrome-extension://{EXTENSION_ID}/"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    assert proc.stdin and proc.stdout
+    proc.stdin.write(HDR.pack(len(PING)) + PING)
+    proc.stdin.flush()
+    (n,) = HDR.unpack(proc.stdout.read(4))
+    reply = json.loads(proc.stdout.read(n))
+    elapsed = time.perf_counter() - t0
+    proc.stdin.close()
+    if proc.wait(timeout=10) != 0 or reply.get("type") != "pong":
+        raise RuntimeError(f"{path}: bad answer {reply!r} or exit status {proc.returncode}")
+    return elapsed
+
+
+def measure(paths: list[Path], runs: int, env: dict[str, str]) -> list[list[float]]:
+    """Runs alternate between the candidates, so a busy machine slows them all alike."""
+    for p in paths:
+        one_start(p, env)  # warm the OS page cache once, as a browser restart would find it
+    out: list[list[float]] = [[] for _ in paths]
+    for _ in range(runs):
+        for i, p in enumerate(paths):
+            out[i].append(one_start(p, env))
+    return out
+
+
+def p99(xs: list[float]) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, round(0.99 * (len(s) - 1)))]
+
+
+def dir_size(d: Path) -> int:
+    return sum(p.stat().st_size for p in d.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--bundle", type=Path, default=ROOT / "dist/webmcp-sidecar/webmcp-sidecar")
+    ap.add_argument("--python", type=Path, default=Path(sys.executable).absolute(),
+                    help="the interpreter the launcher names (default: this one)")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "WEBMCP_SIDECAR_SOCKET_DIR": f"{tmp}/sock",
+               "WEBMCP_SIDECAR_LOG_DIR": f"{tmp}/log"}
+        path, data = launcher_spec(Path(tmp), python=args.python)
+        path.write_bytes(data)
+        path.chmod(0o755)
+        rows = [("python launcher", path)]
+        if args.bundle.is_file():
+            rows.append(("bundle", args.bundle))
+        else:
+            print(f"(no bundle at {args.bundle}: run installers/build.sh)")
+        print(f"host cold start, spawn -> first pong, {args.runs} runs each")
+        results = measure([p for _, p in rows], args.runs, env)
+        for (label, _), xs in zip(rows, results, strict=True):
+            print(f"  {label:16} median {statistics.median(xs) * 1000:7.1f} ms   "
+                  f"p99 {p99(xs) * 1000:7.1f} ms   (min {min(xs) * 1000:.1f})")
+    if args.bundle.is_file():
+        size = dir_size(args.bundle.parent)
+        print(f"bundle size on disk: {size / 1e6:.1f} MB ({args.bundle.parent})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
