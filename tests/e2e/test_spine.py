@@ -295,3 +295,26 @@ async def test_open_browser_opens_a_tab_whose_tools_appear(browser, mcp, site_ur
     await mcp.wait_tools(lambda n: f"{s}__add" in n)
     r = await mcp.call(f"{s}__add", {"a": 1, "b": 1})
     assert r.structured_content["sum"] == 2
+
+
+async def test_spa_navigation_and_history_keep_the_list_right(browser, mcp, site_url):
+    page = await browser.open(site_url + "spa.html")
+    s = slug(site_url)
+    await mcp.wait_tools(lambda n: f"{s}__view_home" in n)
+    await page.evaluate("window.go('settings')")
+    names = await mcp.wait_tools(lambda n: f"{s}__view_settings" in n)
+    assert f"{s}__view_home" not in names
+    assert text(await mcp.call(f"{s}__view_settings")) == "settings"
+    await page.go_back()
+    names = await mcp.wait_tools(lambda n: f"{s}__view_home" in n)
+    assert f"{s}__view_settings" not in names
+
+
+async def test_a_site_leaving_the_tab_takes_its_tools(browser, mcp, site_url, other_site_url):
+    page = await browser.open(site_url + "tools.html")
+    s, other = slug(site_url), slug(other_site_url)
+    await mcp.wait_tools(lambda n: f"{s}__add" in n)
+    await page.goto(other_site_url + "spa.html")
+    names = await mcp.wait_tools(lambda n: f"{other}__view_home" in n)
+    await mcp.wait_tools(lambda n: not any(x.startswith(s + "__") for x in n))
+    assert f"{other}__view_home" in names
