@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import functools
-import http.server
 import math
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -16,6 +13,8 @@ from typing import Any
 import anyio
 from mcp import types
 from tests.support.mcp_session import McpSession
+
+from webmcp_sidecar.demo.run import serve_site as demo_serve_site
 
 SITE_DIR = Path(__file__).parent / "site"
 
@@ -50,29 +49,18 @@ def percentile(sorted_xs: Sequence[float], q: float) -> float:
     return sorted_xs[max(0, math.ceil(q * len(sorted_xs)) - 1)]
 
 
-class _IsolatedHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files, cross-origin isolated: performance.now() then ticks in 5 us, not 100 us."""
-
-    def end_headers(self) -> None:
-        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
-        self.send_header("Cache-Control", "no-store")
-        super().end_headers()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+# Cross-origin isolated: performance.now() then ticks in 5 us, not 100 us.
+ISOLATED = {
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Embedder-Policy": "require-corp",
+    "Cache-Control": "no-store",
+}
 
 
 @contextlib.contextmanager
 def serve_site(directory: Path = SITE_DIR) -> Iterator[str]:
-    handler = functools.partial(_IsolatedHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with demo_serve_site(directory, ISOLATED) as url:
+        yield url
 
 
 class TimedSession(McpSession):

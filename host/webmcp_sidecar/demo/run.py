@@ -34,19 +34,29 @@ SITE_DIR = Path(__file__).parent / "site"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extra_headers: dict[str, str] = {}  # noqa: RUF012 (set per server by a subclass)
+
+    def end_headers(self) -> None:
+        for name, value in self.extra_headers.items():
+            self.send_header(name, value)
+        super().end_headers()
+
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
 @contextlib.contextmanager
-def serve_site(directory: Path = SITE_DIR) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(directory))
+def serve_site(directory: Path = SITE_DIR, headers: dict[str, str] | None = None) -> Iterator[str]:
+    """Serve `directory` on a free loopback port (a thread), adding `headers` to every answer."""
+    cls = type("Handler", (_QuietHandler,), {"extra_headers": dict(headers or {})})
+    handler = functools.partial(cls, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"
     finally:
         server.shutdown()
+        server.server_close()
 
 
 def _text(result: types.CallToolResult) -> str:
