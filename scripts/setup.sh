@@ -9,6 +9,7 @@ need_apt=()
 [ -x /usr/lib/chromium/chromium ] || need_apt+=(chromium)
 command -v gnome-keyring-daemon >/dev/null || need_apt+=(gnome-keyring)
 command -v dbus-run-session >/dev/null || need_apt+=(dbus dbus-x11)
+command -v secret-tool >/dev/null || need_apt+=(libsecret-tools)  # tests read the keyring with it
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   echo "setup: installing ${need_apt[*]} with apt" >&2

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -28,10 +27,13 @@ def _parser() -> argparse.ArgumentParser:
     host = sub.add_parser("host", help="the native-messaging host (the browser starts it)")
     host.add_argument("origin", nargs="?", default="", help="chrome-extension://<id>/")
 
-    inst = sub.add_parser("install", help="register the native host with a browser")
-    inst.add_argument("--browser", default="chromium", help="browser name (default chromium)")
-    inst.add_argument("--user-data-dir", type=Path, help="a custom browser profile dir")
-    inst.add_argument("--extension-id", action="append", default=[], help="extra allowed id")
+    from .install.commands import add_parsers
+
+    add_parsers(sub)  # install, uninstall, doctor
+
+    from .agent.keys_cli import add_parser as add_keys_parser
+
+    add_keys_parser(sub)  # keys set|list|delete
 
     demo = sub.add_parser("demo", help="open the demo site in Chromium and call its tools")
     demo.add_argument("--headed", action="store_true", help="show the browser window")
@@ -60,8 +62,14 @@ def main(argv: list[str] | None = None) -> int:
         return host_main(args.origin)
     if args.cmd == "mcp":
         return _run_mcp(args)
-    if args.cmd == "install":
-        return _install(args)
+    if args.cmd == "keys":
+        from .agent.keys_cli import run as keys_run
+
+        return keys_run(args)
+    if args.cmd in ("install", "uninstall", "doctor"):
+        from .install.commands import run as install_run
+
+        return install_run(args)
     if args.cmd == "demo":
         from .demo.run import main as demo_main
 
@@ -85,16 +93,3 @@ def _run_mcp(args: argparse.Namespace) -> int:
     anyio.run(serve_stdio, config)
     return 0
 
-
-def _install(args: argparse.Namespace) -> int:
-    from .install.manifest import install_into
-
-    if args.user_data_dir is None:
-        print(
-            "install: for now give --user-data-dir DIR (a browser profile directory).",
-            file=sys.stderr,
-        )
-        return 2
-    path = install_into(args.user_data_dir / "NativeMessagingHosts", args.extension_id)
-    print(f"Wrote {path}")
-    return 0

@@ -1,0 +1,221 @@
+// The Tool Inspector: every site's tools, their schema, a form built from the schema to call
+// one by hand (through the worker straight to the page), and the raw result.
+
+import { formModel, initialRaw, toArgs } from '../lib/schema-form.js';
+import { fmtMs, h, pretty } from './dom.js';
+
+export class InspectorView {
+  /** @param {HTMLElement} root @param {any} app */
+  constructor(root, app) {
+    this.app = app;
+    this.root = root;
+    /** site -> the JSON its section was built from (rebuilt only when it changes) */
+    this.built = new Map();
+    /** site -> its section element */
+    this.sections = new Map();
+    /** request number -> the tool block waiting for it */
+    this.waiting = new Map();
+    this.seq = 0;
+    this.filter = h('input', {
+      type: 'search', class: 'filter', placeholder: 'Filter tools', 'aria-label': 'Filter tools',
+      on: { input: () => this.applyFilter() },
+    });
+    this.list = h('div', { class: 'sites' });
+    root.append(h('div', { class: 'toolbar' }, this.filter), this.list);
+    this.update();
+  }
+
+  update() {
+    const sites = this.app.status?.sites ?? {};
+    const target = this.app.targetSite();
+    const names = Object.keys(sites).sort((a, b) => (a === target ? -1 : b === target ? 1 : a.localeCompare(b)));
+    for (const [site, section] of this.sections) {
+      if (!(site in sites)) {
+        section.remove();
+        this.sections.delete(site);
+        this.built.delete(site);
+      }
+    }
+    for (const site of names) {
+      const json = JSON.stringify(sites[site]);
+      if (this.built.get(site) !== json) {
+        const section = this.site(site, sites[site]);
+        this.sections.get(site)?.replaceWith(section);
+        this.sections.set(site, section);
+        this.built.set(site, json);
+      }
+    }
+    // Keep the order: the target site first.
+    const ordered = names.map((s) => this.sections.get(s));
+    if (ordered.some((el, i) => this.list.children[i] !== el)) this.list.replaceChildren(...ordered);
+    for (const [site, section] of this.sections) section.classList.toggle('current', site === target);
+    if (!names.length) {
+      this.list.replaceChildren(h('div', { class: 'empty' },
+        h('p', { class: 'empty-title', text: 'No tools yet' }),
+        h('p', { class: 'muted', text: 'Open a page that registers WebMCP tools (document.modelContext.registerTool, ' +
+          'or a <form toolname>); its tools show up here.' })));
+    }
+    this.applyFilter();
+  }
+
+  applyFilter() {
+    const q = this.filter.value.trim().toLowerCase();
+    for (const block of this.list.querySelectorAll('.tool-block')) {
+      block.hidden = !!q && !block.dataset.search.includes(q);
+    }
+  }
+
+  site(site, tools) {
+    return h('section', { class: 'site', 'data-site': site },
+      h('h3', {}, h('span', { text: site }), h('span', { class: 'muted count', text: `${tools.length} tool${tools.length === 1 ? '' : 's'}` })),
+      tools.map((t) => this.tool(site, t)));
+  }
+
+  tool(site, tool) {
+    const model = formModel(tool.inputSchema ?? { type: 'object', properties: {} });
+    const raw = { value: initialRaw(model) };
+    const readOnly = tool.annotations?.readOnlyHint === true;
+    const result = h('div', { class: 'inspect-result', 'aria-live': 'polite' });
+    const rawJson = h('textarea', { class: 'raw-json', rows: 5, spellcheck: 'false', 'aria-label': 'Arguments as JSON', hidden: true });
+    const form = h('div', { class: 'form' }, this.field(model, raw, 'value', '', true));
+    const useRaw = h('input', {
+      type: 'checkbox', on: {
+        change: () => {
+          rawJson.hidden = !useRaw.checked;
+          form.hidden = useRaw.checked;
+          if (useRaw.checked) {
+            const r = toArgs(model, raw.value);
+            rawJson.value = JSON.stringify(r.ok ? r.value : {}, null, 2);
+          }
+        },
+      },
+    });
+    const callBtn = h('button', { type: 'button', class: 'primary', on: { click: () => call() } }, 'Call');
+    const call = () => {
+      let args;
+      if (useRaw.checked) {
+        try {
+          args = JSON.parse(rawJson.value || '{}');
+        } catch (e) {
+          return void result.replaceChildren(h('div', { class: 'card-error', text: `The arguments are not valid JSON: ${e.message}` }));
+        }
+        if (!args || typeof args !== 'object' || Array.isArray(args)) {
+          return void result.replaceChildren(h('div', { class: 'card-error', text: 'The arguments must be a JSON object.' }));
+        }
+      } else {
+        const r = toArgs(model, raw.value);
+        if (!r.ok) {
+          return void result.replaceChildren(h('ul', { class: 'card-error' },
+            r.errors.map((e) => h('li', { text: `${e.path} ${e.message}` }))));
+        }
+        args = r.value;
+      }
+      const req = ++this.seq;
+      this.waiting.set(req, { result, callBtn });
+      callBtn.disabled = true;
+      result.replaceChildren(h('div', { class: 'muted', text: 'Calling…' }));
+      this.app.send({ type: 'inspect_call', req, site, tool: tool.name, args });
+    };
+    const search = `${site} ${tool.name} ${tool.title ?? ''} ${tool.description ?? ''}`.toLowerCase();
+    return h('details', { class: 'tool-block', 'data-tool': tool.name, 'data-search': search },
+      h('summary', {},
+        h('span', { class: 'tool-name', text: tool.name }),
+        h('span', { class: `badge src-${tool.source}`, title: SOURCE_HELP[tool.source] ?? '', text: tool.source }),
+        h('span', { class: `badge ${readOnly ? 'ro' : 'rw'}`, text: readOnly ? 'read-only' : 'changes things' })),
+      h('div', { class: 'tool-body' },
+        tool.title && tool.title !== tool.name ? h('p', { class: 'tool-title', text: tool.title }) : null,
+        tool.description ? h('p', { class: 'muted', text: tool.description }) : null,
+        h('details', { class: 'section' }, h('summary', {}, 'Input schema'), h('pre', { text: pretty(tool.inputSchema ?? {}) })),
+        tool.annotations ? h('details', { class: 'section' }, h('summary', {}, 'Annotations'), h('pre', { text: pretty(tool.annotations) })) : null,
+        form, rawJson,
+        h('div', { class: 'form-actions' },
+          h('label', { class: 'check' }, useRaw, ' Raw JSON'), h('span', { class: 'spacer' }), callBtn),
+        result));
+  }
+
+  /**
+   * An input for one field; `holder[key]` keeps its raw value.
+   * @param {import('../lib/schema-form.js').Field} f
+   */
+  field(f, holder, key, label, required) {
+    const id = `f${++this.seq}`;
+    const help = f.description ? h('small', { class: 'muted help', text: f.description }) : null;
+    const caption = label ? h('label', { for: id, class: 'field-label' }, label, required ? h('span', { class: 'req', title: 'required', text: ' *' }) : null) : null;
+    const set = (v) => { holder[key] = v; };
+    switch (f.kind) {
+      case 'object': {
+        const inner = holder[key] ?? (holder[key] = {});
+        const fields = f.fields.map((x) => this.field(x.field, inner, x.name, x.name, x.required));
+        if (!label) return h('div', { class: 'fields' }, fields.length ? fields : h('p', { class: 'muted', text: 'No arguments.' }));
+        return h('fieldset', { class: 'nested' }, h('legend', {}, label), help, fields);
+      }
+      case 'boolean': {
+        const box = h('input', { id, type: 'checkbox', checked: holder[key] === true, on: { change: (e) => set(e.target.checked) } });
+        return h('div', { class: 'field check' }, h('label', { for: id }, box, ` ${label}`), help);
+      }
+      case 'enum': {
+        const sel = h('select', { id, on: { change: (e) => set(e.target.value) } },
+          h('option', { value: '' }, required ? '(choose)' : '(not set)'),
+          f.options.map((o) => h('option', { value: JSON.stringify(o), selected: holder[key] === JSON.stringify(o) }, typeof o === 'string' ? o : JSON.stringify(o))));
+        return h('div', { class: 'field' }, caption, sel, help);
+      }
+      case 'number':
+      case 'integer': {
+        const input = h('input', {
+          id, type: 'text', inputmode: 'decimal', value: holder[key] ?? '',
+          placeholder: [f.kind, f.min !== undefined ? `≥ ${f.min}` : '', f.max !== undefined ? `≤ ${f.max}` : '', f.nullable ? 'or null' : ''].filter(Boolean).join(' '),
+          on: { input: (e) => set(e.target.value) },
+        });
+        return h('div', { class: 'field' }, caption, input, help);
+      }
+      case 'string': {
+        const input = f.multiline
+          ? h('textarea', { id, rows: 3, on: { input: (e) => set(e.target.value) } })
+          : h('input', { id, type: 'text', value: holder[key] ?? '', placeholder: f.format ?? (f.pattern ? `pattern ${f.pattern}` : ''), on: { input: (e) => set(e.target.value) } });
+        if (f.multiline) input.value = holder[key] ?? '';
+        return h('div', { class: 'field' }, caption, input, help);
+      }
+      case 'array': {
+        const items = holder[key] ?? (holder[key] = []);
+        const box = h('div', { class: 'array-items' });
+        const redraw = () => {
+          box.replaceChildren(...items.map((_, i) => h('div', { class: 'array-item' },
+            this.field(f.items, items, i, `${label || 'item'}[${i}]`, true),
+            h('button', { type: 'button', class: 'ghost small', title: 'Remove', 'aria-label': `Remove item ${i}`, on: { click: () => { items.splice(i, 1); redraw(); } } }, '×'))));
+        };
+        redraw();
+        return h('fieldset', { class: 'nested' }, h('legend', {}, label || 'items'), help, box,
+          h('button', { type: 'button', class: 'ghost small', on: { click: () => { items.push(initialRaw(f.items)); redraw(); } } }, '+ Add item'));
+      }
+      default: {
+        const area = h('textarea', { id, rows: 3, class: 'json', spellcheck: 'false', placeholder: 'JSON', on: { input: (e) => set(e.target.value) } });
+        area.value = holder[key] ?? '';
+        return h('div', { class: 'field' }, caption, area, help);
+      }
+    }
+  }
+
+  onResult(msg) {
+    const w = this.waiting.get(msg.req);
+    if (!w) return;
+    this.waiting.delete(msg.req);
+    w.callBtn.disabled = false;
+    const r = msg.result;
+    w.result.replaceChildren(
+      h('div', { class: 'result-head' },
+        h('span', { class: `pill ${r.ok ? 'done' : 'error'}`, text: r.ok ? 'ok' : r.error?.code ?? 'error' }),
+        msg.ms != null ? h('span', { class: 'muted', text: fmtMs(msg.ms) }) : null),
+      r.ok ? h('pre', { class: 'result', text: pretty(r.value ?? 'undefined') })
+        : h('div', { class: 'card-error', text: r.error?.message ?? 'failed' }),
+    );
+  }
+}
+
+const SOURCE_HELP = {
+  native: "the browser's own WebMCP (document.modelContext)",
+  polyfill: "WebMCP Sidecar's polyfill of document.modelContext",
+  legacy: 'the older navigator.modelContext API',
+  declarative: 'a <form toolname> on the page',
+  skill: 'a skill (tools for a site without WebMCP)',
+  browser: 'a browser tool',
+};

@@ -1,0 +1,191 @@
+// The side panel: one port to the service worker (`webmcp-panel`), four views. The worker
+// relays `panel_*` messages to the host and hands back its `agent_*` messages; the Inspector
+// and the operation log live in the worker itself, so they work without the host.
+
+import { pickTarget } from '../lib/target-tab.js';
+import { siteOf } from '../lib/site.js';
+import { ChatView } from './chat-view.js';
+import { h } from './dom.js';
+import { InspectorView } from './inspector-view.js';
+import { LogView } from './log-view.js';
+import { SettingsView } from './settings-view.js';
+
+const PORT_NAME = 'webmcp-panel';
+const STATUS_EVERY_MS = 2000;
+const params = new URLSearchParams(location.search);
+// ?tab=ID pins the panel to a tab (tests, or a panel opened in a tab of its own).
+const pinnedTab = params.has('tab') ? Number(params.get('tab')) : null;
+
+/** Shared state and the way views talk to the worker. */
+export const app = {
+  /** @type {chrome.runtime.Port|null} */ port: null,
+  /** @type {any} */ status: null,
+  /** @type {{id?: number, url?: string, title?: string}|null} */ target: null,
+  /** @param {any} msg */
+  send(msg) {
+    if (!app.port) return false;
+    try {
+      app.port.postMessage(msg);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  targetSite() {
+    return app.target?.url ? siteOf(app.target.url) : null;
+  },
+  siteTools(site) {
+    return (site && app.status?.sites?.[site]) || [];
+  },
+};
+
+const views = {
+  chat: new ChatView(document.getElementById('view-chat'), app),
+  inspector: new InspectorView(document.getElementById('view-inspector'), app),
+  log: new LogView(document.getElementById('view-log'), app, document.getElementById('log-count')),
+  settings: new SettingsView(document.getElementById('view-settings'), app),
+};
+
+// --- the port ------------------------------------------------------------------------------
+
+function connect() {
+  const port = chrome.runtime.connect({ name: PORT_NAME });
+  app.port = port;
+  port.onMessage.addListener(onMessage);
+  port.onDisconnect.addListener(() => {
+    void chrome.runtime.lastError;
+    if (app.port === port) app.port = null;
+    showConnection(null);
+    setTimeout(connect, 500); // the worker restarted: greet the new one
+  });
+  app.send({ type: 'hello' });
+  app.send({ type: 'panel_hello' });
+}
+
+function onMessage(msg) {
+  switch (msg?.type) {
+    case 'status': {
+      const wasConnected = app.status?.connected;
+      app.status = msg;
+      showConnection(msg);
+      showTarget();
+      views.inspector.update();
+      views.settings.showConnection();
+      views.chat.showTarget();
+      // The host just came (back): ask it for the agent's state.
+      if (msg.connected && !wasConnected && !views.settings.state) app.send({ type: 'panel_hello' });
+      if (!msg.connected && msg.state === 'disconnected') views.chat.hostLost();
+      return;
+    }
+    case 'oplog': return views.log.upsert(msg.entry);
+    case 'oplog_all': return views.log.replace(msg.entries);
+    case 'inspect_result': return views.inspector.onResult(msg);
+    case 'agent_state':
+      views.settings.setState(msg);
+      views.chat.setState(msg);
+      return;
+    case 'agent_keys': return views.settings.onKeys(msg);
+    case 'agent_conversation':
+      views.settings.onConversations(msg.conversations);
+      return views.chat.setConversation(msg.conversation, msg.conversations);
+    case 'agent_event': return views.chat.onEvent(msg);
+    case 'agent_error':
+      if (msg.about === 'key' || msg.about === 'settings') return views.settings.onError(msg);
+      return views.chat.onError(msg);
+    default:
+  }
+}
+
+// --- header: connection and target tab ------------------------------------------------------
+
+function showConnection(status) {
+  const el = document.getElementById('conn');
+  const state = status ? (status.connected ? 'connected' : status.state) : 'disconnected';
+  el.dataset.state = state;
+  const clients = status?.mcpClients?.length ?? 0;
+  const label = state === 'connected'
+    ? `Host connected${clients ? ` · ${clients} MCP client${clients > 1 ? 's' : ''}` : ''}`
+    : state === 'connecting' ? 'Connecting to the host…' : 'Host not connected';
+  el.querySelector('.label').textContent = label;
+  el.title = status?.hint ?? label;
+}
+
+async function refreshTarget() {
+  try {
+    const tabs = await chrome.tabs.query({});
+    app.target = pickTarget(tabs, pinnedTab);
+  } catch {
+    app.target = null;
+  }
+  showTarget();
+  views.chat.showTarget();
+  views.inspector.update();
+}
+
+function showTarget() {
+  const el = document.getElementById('target');
+  const site = app.targetSite();
+  const tools = app.siteTools(site);
+  el.replaceChildren(
+    site
+      ? h('span', {}, h('span', { class: 'muted' }, 'Page: '), h('b', { text: site }),
+        h('span', { class: 'muted' }, ` · ${tools.length} tool${tools.length === 1 ? '' : 's'}`))
+      : h('span', { class: 'muted', text: 'No web page in the active tab' }),
+  );
+  if (app.target?.title) el.title = `${app.target.title}\n${app.target.url}`;
+}
+
+let targetTimer = 0;
+const scheduleTarget = () => {
+  clearTimeout(targetTimer);
+  targetTimer = setTimeout(refreshTarget, 50);
+};
+chrome.tabs.onActivated.addListener(scheduleTarget);
+chrome.tabs.onRemoved.addListener(scheduleTarget);
+chrome.tabs.onUpdated.addListener((_id, info) => { if (info.url || info.title || info.status) scheduleTarget(); });
+chrome.windows?.onFocusChanged?.addListener(scheduleTarget);
+
+// --- tabs (keyboard: arrows within the tab list, Alt+1..4 anywhere) --------------------------
+
+const tabButtons = [...document.querySelectorAll('[role="tab"]')];
+
+function selectTab(button, focus = false) {
+  for (const b of tabButtons) {
+    const on = b === button;
+    b.setAttribute('aria-selected', String(on));
+    b.tabIndex = on ? 0 : -1;
+    document.getElementById(b.getAttribute('aria-controls')).hidden = !on;
+  }
+  if (focus) button.focus();
+  const name = button.id.replace('tab-', '');
+  views[name]?.shown?.();
+  document.body.dataset.view = name;
+}
+
+for (const b of tabButtons) b.addEventListener('click', () => selectTab(b));
+document.querySelector('.tabs').addEventListener('keydown', (e) => {
+  const i = tabButtons.indexOf(/** @type {any} */ (document.activeElement));
+  if (i < 0) return;
+  const next = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : e.key === 'Home' ? 0
+    : e.key === 'End' ? tabButtons.length - 1 : null;
+  if (next === null) return;
+  e.preventDefault();
+  selectTab(tabButtons[(next + tabButtons.length) % tabButtons.length], true);
+});
+document.addEventListener('keydown', (e) => {
+  if (e.altKey && e.key >= '1' && e.key <= '4') {
+    e.preventDefault();
+    selectTab(tabButtons[Number(e.key) - 1], true);
+  }
+});
+if (params.get('view')) {
+  const b = document.getElementById(`tab-${params.get('view')}`);
+  if (b) selectTab(b);
+} else document.body.dataset.view = 'chat';
+
+// For debugging and the benchmarks (bench/agent.py), as the worker's globalThis.sidecar.
+globalThis.sidecarPanel = { app, views };
+
+connect();
+refreshTarget();
+setInterval(() => app.send({ type: 'status' }), STATUS_EVERY_MS);

@@ -1,0 +1,42 @@
+"""Registers the side panel's message handlers with the host, importing the agent (pydantic
+models, provider SDKs) only when the first panel message arrives: the host's cold start does not
+pay for a panel that is never opened.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..hostproc.app import Host
+    from .service import AgentService
+
+# Kept in step with protocol.PANEL_TYPES (a unit test checks), without importing it here.
+PANEL_TYPES = (
+    "panel_hello", "panel_settings", "panel_key", "panel_chat", "panel_stop", "panel_confirm",
+    "panel_open", "panel_new", "panel_delete",
+)
+
+
+# Tool sources besides the active site's tools (browser tools, local MCP servers): each is a
+# `toolset.ToolProvider`, added by the part of the host that owns it. Read at every turn.
+tool_providers: list[Any] = []
+
+
+def add_tool_provider(provider: Any) -> None:
+    tool_providers.append(provider)
+
+
+def install(host: Host) -> None:
+    service: AgentService | None = None
+
+    def handle(raw: dict[str, Any], payload: bytes) -> None:
+        nonlocal service
+        if service is None:
+            from .service import AgentService
+
+            service = AgentService(host, tool_providers)
+        service.handle(raw)
+
+    for kind in PANEL_TYPES:
+        host.handlers[kind] = handle

@@ -1,0 +1,281 @@
+"""The panel protocol: side panel <-> service worker <-> host, as pydantic models.
+
+The panel talks to the service worker over a `chrome.runtime` port (`webmcp-panel`); the worker
+relays `panel_*` messages to the host over the native link unchanged and hands every `agent_*`
+message from the host to the open panels. The key in `panel_key` travels once, panel -> host;
+nothing the host sends ever carries it (only "set" / "unset").
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter
+
+from .settings import Settings
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+# --- panel -> host ---------------------------------------------------------------------------
+
+
+class PanelHello(_Model):
+    """A panel opened: answer with the whole `agent_state`."""
+
+    type: Literal["panel_hello"] = "panel_hello"
+
+
+class PanelSettings(_Model):
+    type: Literal["panel_settings"] = "panel_settings"
+    settings: Settings
+
+
+class PanelKey(_Model):
+    """Store (`key` set) or delete (`key` null) the API key of a provider profile."""
+
+    type: Literal["panel_key"] = "panel_key"
+    provider: Annotated[str, Field(pattern=r"^[a-z0-9_-]{1,40}$")]
+    key: SecretStr | None = None
+
+
+class TabInfo(_Model):
+    id: int | None = None
+    url: str = ""
+    title: str = ""
+
+
+class PanelChat(_Model):
+    """The user's message. `site` is the site of the tab the panel follows (its tools are used)."""
+
+    type: Literal["panel_chat"] = "panel_chat"
+    conversation_id: str | None = None
+    text: Annotated[str, Field(min_length=1, max_length=50_000)]
+    site: str | None = None
+    tab: TabInfo | None = None
+
+
+class PanelStop(_Model):
+    type: Literal["panel_stop"] = "panel_stop"
+    turn_id: str | None = None  # None: whatever runs
+
+
+class PanelConfirm(_Model):
+    """The user's answer to a confirm card: Run (`run` true) or Deny."""
+
+    type: Literal["panel_confirm"] = "panel_confirm"
+    turn_id: str
+    call_id: str
+    run: bool
+
+
+class PanelOpen(_Model):
+    type: Literal["panel_open"] = "panel_open"
+    conversation_id: str
+
+
+class PanelNew(_Model):
+    type: Literal["panel_new"] = "panel_new"
+
+
+class PanelDelete(_Model):
+    """Delete one conversation, or all of them (`conversation_id` null)."""
+
+    type: Literal["panel_delete"] = "panel_delete"
+    conversation_id: str | None = None
+
+
+PanelMessage = Annotated[
+    PanelHello | PanelSettings | PanelKey | PanelChat | PanelStop | PanelConfirm | PanelOpen
+    | PanelNew | PanelDelete,
+    Field(discriminator="type"),
+]
+panel_message: TypeAdapter[PanelMessage] = TypeAdapter(PanelMessage)
+PANEL_TYPES = (
+    "panel_hello", "panel_settings", "panel_key", "panel_chat", "panel_stop", "panel_confirm",
+    "panel_open", "panel_new", "panel_delete",
+)
+
+# --- conversation items (what the panel shows) ------------------------------------------------
+
+
+class UserItem(_Model):
+    kind: Literal["user"] = "user"
+    text: str
+
+
+class AssistantItem(_Model):
+    kind: Literal["assistant"] = "assistant"
+    text: str
+
+
+class ToolItem(_Model):
+    """One tool call and its outcome. `value` is the tool's result text (capped for display)."""
+
+    kind: Literal["tool"] = "tool"
+    call_id: str
+    tool: str
+    site: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    read_only: bool = False
+    state: Literal["running", "confirm", "done", "error", "denied"] = "running"
+    value: str | None = None
+    error: str | None = None
+    ms: float | None = None
+
+
+class NoticeItem(_Model):
+    kind: Literal["notice"] = "notice"
+    text: str
+    level: Literal["info", "error"] = "info"
+
+
+ChatItem = Annotated[UserItem | AssistantItem | ToolItem | NoticeItem, Field(discriminator="kind")]
+
+
+class ConversationSummary(_Model):
+    id: str
+    title: str
+    updated: float
+
+
+class ConversationView(_Model):
+    id: str
+    title: str
+    items: list[ChatItem] = Field(default_factory=list)
+
+
+# --- agent events (one turn, streamed as it happens) -----------------------------------------
+
+
+class TurnStart(_Model):
+    kind: Literal["turn_start"] = "turn_start"
+    text: str
+    site: str | None = None
+    tools: int = 0
+
+
+class TextDelta(_Model):
+    kind: Literal["text"] = "text"
+    text: str
+
+
+class ToolCallEvent(_Model):
+    kind: Literal["tool_call"] = "tool_call"
+    call_id: str
+    tool: str
+    site: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    read_only: bool = False
+
+
+class ConfirmEvent(_Model):
+    """A call waits for the user's Run / Deny."""
+
+    kind: Literal["confirm"] = "confirm"
+    call_id: str
+
+
+class ToolResultEvent(_Model):
+    kind: Literal["tool_result"] = "tool_result"
+    call_id: str
+    ok: bool
+    value: str | None = None
+    error: str | None = None
+    denied: bool = False
+    ms: float | None = None
+
+
+class NoticeEvent(_Model):
+    kind: Literal["notice"] = "notice"
+    text: str
+
+
+class ErrorEvent(_Model):
+    kind: Literal["error"] = "error"
+    code: str
+    message: str
+
+
+class TurnStats(_Model):
+    """Where the turn's time went (ms): the model's streams, the tools, and the agent itself."""
+
+    model_ms: float = 0.0
+    tool_ms: float = 0.0
+    overhead_ms: list[float] = Field(default_factory=list)  # per tool step, model and tool excluded
+
+
+class TurnEnd(_Model):
+    kind: Literal["turn_end"] = "turn_end"
+    reason: Literal["done", "stopped", "error", "limit", "timeout"]
+    stats: TurnStats = Field(default_factory=TurnStats)
+
+
+AgentEventBody = Annotated[
+    TurnStart | TextDelta | ToolCallEvent | ConfirmEvent | ToolResultEvent | NoticeEvent
+    | ErrorEvent | TurnEnd,
+    Field(discriminator="kind"),
+]
+
+# --- host -> panel ---------------------------------------------------------------------------
+
+
+class ProviderInfo(_Model):
+    """A provider preset as the settings form shows it."""
+
+    id: str
+    label: str
+    kind: Literal["openai", "anthropic"]
+    base_url: str
+    model: str
+    needs_key: bool
+    note: str = ""
+
+
+class KeyringStatus(_Model):
+    ok: bool
+    message: str = ""
+
+
+class AgentState(_Model):
+    type: Literal["agent_state"] = "agent_state"
+    settings: Settings
+    providers: list[ProviderInfo]
+    keys: dict[str, bool]  # provider -> a key is stored; never the key
+    keyring: KeyringStatus
+    conversations: list[ConversationSummary]
+    conversation: ConversationView | None = None
+    running: str | None = None  # the turn id that runs, if any
+
+
+class AgentKeys(_Model):
+    type: Literal["agent_keys"] = "agent_keys"
+    keys: dict[str, bool]
+    keyring: KeyringStatus
+    changed: str | None = None
+
+
+class AgentConversation(_Model):
+    type: Literal["agent_conversation"] = "agent_conversation"
+    conversation: ConversationView
+    conversations: list[ConversationSummary]
+
+
+class AgentEvent(_Model):
+    type: Literal["agent_event"] = "agent_event"
+    conversation_id: str
+    turn_id: str
+    event: AgentEventBody
+
+
+class AgentError(_Model):
+    """A panel request that could not be done: plain language, and what to do."""
+
+    type: Literal["agent_error"] = "agent_error"
+    about: Literal["settings", "key", "chat", "conversation", "request"]
+    message: str
+
+
+AGENT_TYPES = ("agent_state", "agent_keys", "agent_conversation", "agent_event", "agent_error")

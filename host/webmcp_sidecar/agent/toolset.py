@@ -1,0 +1,109 @@
+"""The tools a turn offers the model: the active site's tools, plus a seam for browser tools.
+
+Model-facing names must pass the strictest APIs (`^[a-zA-Z0-9_-]{1,64}$`): a site tool's WebMCP
+name may have dots or be longer, so it is mapped, and the map is kept to route calls back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..protocol.messages import Tool
+
+_BAD = re.compile(r"[^A-Za-z0-9_-]")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as offered to the model."""
+
+    name: str  # model-facing
+    description: str
+    parameters: dict[str, Any]
+    read_only: bool
+    site: str | None  # None for tools that are not a site's (browser tools)
+    tool: str  # the real name at its source
+
+
+Runner = Callable[[ToolSpec, dict[str, Any], float], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class Target:
+    """The tab the panel works on: its site, and the browser's tab id (for browser tools, which
+    act on that very tab: a `browser_call` with session `panel` and this `tab_id`)."""
+
+    site: str | None
+    tab_id: int | None = None
+    url: str = ""
+
+
+class ToolProvider(Protocol):
+    """A source of tools besides the site's (browser tools, local MCP servers): the seam where
+    another part of the host plugs them in (`agent.hook.add_tool_provider`). `run` returns the
+    result text for the model, or raises ToolFailed (code `page_error` marks the message as page
+    content)."""
+
+    def specs(self, target: Target) -> list[ToolSpec]: ...
+
+    async def run(self, spec: ToolSpec, args: dict[str, Any], timeout: float, target: Target) -> str: ...
+
+
+class ToolFailed(Exception):
+    """A tool call that failed: the message is for the model and the user."""
+
+    def __init__(self, message: str, code: str = "page_error") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def model_name(name: str, taken: set[str]) -> str:
+    base = _BAD.sub("_", name)[:64] or "tool"
+    out, n = base, 2
+    while out in taken:
+        suffix = f"_{n}"
+        out = base[: 64 - len(suffix)] + suffix
+        n += 1
+    taken.add(out)
+    return out
+
+
+def _parameters(schema: dict[str, Any] | None) -> dict[str, Any]:
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return {"type": "object", "properties": {}}
+    out = dict(schema)
+    out.setdefault("properties", {})
+    return out
+
+
+@dataclass
+class Toolset:
+    specs: list[ToolSpec] = field(default_factory=list)
+    providers: dict[str, ToolProvider] = field(default_factory=dict)  # spec name -> its provider
+
+    def by_name(self, name: str) -> ToolSpec | None:
+        return next((s for s in self.specs if s.name == name), None)
+
+
+def build(target: Target, site_tools: list[Tool], extra: list[ToolProvider]) -> Toolset:
+    site = target.site
+    taken: set[str] = set()
+    specs = []
+    for t in site_tools:
+        desc = t.description or t.title or t.name
+        specs.append(ToolSpec(
+            name=model_name(t.name, taken), description=desc[:4000],
+            parameters=_parameters(t.inputSchema),
+            read_only=bool(t.annotations and t.annotations.readOnlyHint), site=site, tool=t.name,
+        ))
+    ts = Toolset(specs)
+    for provider in extra:
+        for spec in provider.specs(target):
+            name = model_name(spec.name, taken)
+            spec = ToolSpec(name, spec.description, spec.parameters, spec.read_only, spec.site, spec.tool)
+            ts.specs.append(spec)
+            ts.providers[name] = provider
+    return ts

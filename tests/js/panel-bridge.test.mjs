@@ -1,0 +1,97 @@
+// The panel bridge against a fake chrome: relay, operation log, Inspector calls, who may connect.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+class Event {
+  listeners = [];
+  addListener(fn) { this.listeners.push(fn); }
+  fire(...args) { for (const fn of this.listeners) fn(...args); }
+}
+class Port {
+  constructor(name, url) {
+    this.name = name;
+    this.sender = { id: 'ext', url };
+    this.onMessage = new Event();
+    this.onDisconnect = new Event();
+    this.sent = [];
+    this.closed = false;
+  }
+  postMessage(m) { if (this.closed) throw new Error('closed'); this.sent.push(JSON.parse(JSON.stringify(m))); }
+  disconnect() { this.closed = true; }
+  take() { const s = this.sent; this.sent = []; return s; }
+}
+
+globalThis.chrome = { runtime: { id: 'ext', onConnect: new Event(), lastError: undefined } };
+const { installPanelBridge, PANEL_PORT_NAME } = await import('../../extension/background/panel-bridge.js');
+
+const toHostSent = [];
+const ran = [];
+let hostUp = true;
+const bridge = installPanelBridge({
+  sendToHost: (m) => { if (!hostUp) return false; toHostSent.push(m); return true; },
+  status: () => ({ connected: hostUp, state: hostUp ? 'connected' : 'disconnected', hint: hostUp ? null : 'Run webmcp-sidecar doctor', sites: {} }),
+  runCall: (m) => ran.push(m),
+});
+const connect = (url) => {
+  const port = new Port(PANEL_PORT_NAME, url);
+  chrome.runtime.onConnect.fire(port);
+  return port;
+};
+const panel = connect('chrome-extension://ext/sidepanel/index.html');
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+test('only our own pages may open the panel port', () => {
+  const page = connect('https://evil.test/');
+  assert.equal(page.closed, true);
+  assert.equal(panel.closed, false);
+});
+
+test('hello gets status and the log; panel_* go to the host; agent_* come back', () => {
+  panel.onMessage.fire({ type: 'hello' });
+  assert.deepEqual(panel.take().map((m) => m.type), ['status', 'oplog_all']);
+  panel.onMessage.fire({ type: 'panel_chat', text: 'hi', site: 'a.test' });
+  assert.deepEqual(toHostSent.at(-1), { type: 'panel_chat', text: 'hi', site: 'a.test' });
+  const ev = { type: 'agent_event', conversation_id: 'c', turn_id: 't', event: { kind: 'text', text: 'yo' } };
+  assert.equal(bridge.fromHost(ev), true); // swallowed: the worker does not see it
+  assert.deepEqual(panel.take(), [ev]);
+});
+
+test('no host: a request is answered with the hint; a hello is not', () => {
+  hostUp = false;
+  panel.onMessage.fire({ type: 'panel_hello' });
+  assert.deepEqual(panel.take(), []);
+  panel.onMessage.fire({ type: 'panel_key', provider: 'deepseek', key: 'sk-x' });
+  assert.deepEqual(panel.take(), [{ type: 'agent_error', about: 'request', message: 'Run webmcp-sidecar doctor' }]);
+  hostUp = true;
+});
+
+test('every call is logged with its caller and outcome', () => {
+  assert.equal(bridge.fromHost({ type: 'session', session: 'c2', client: 'Cursor' }), false);
+  panel.take();
+  assert.equal(bridge.fromHost({ type: 'call', id: 'c2.1', site: 'a.test', tool: 'add', args: { a: 1 } }), false);
+  assert.equal(bridge.fromHost({ type: 'call', id: 'h.1', site: 'a.test', tool: 'mul', args: {} }), false);
+  assert.equal(bridge.toHost({ type: 'result', id: 'c2.1', ok: true, value: '2' }), false); // still goes to the host
+  assert.equal(bridge.toHost({ type: 'result', id: 'h.1', ok: false, error: { code: 'timeout', message: 'slow' } }), false);
+  const entries = panel.take().filter((m) => m.type === 'oplog').map((m) => m.entry);
+  assert.deepEqual(entries.map((e) => [e.id, e.who.label, e.state]), [
+    ['c2.1', 'MCP: Cursor', 'running'], ['h.1', 'Side panel agent', 'running'],
+    ['c2.1', 'MCP: Cursor', 'ok'], ['h.1', 'Side panel agent', 'error'],
+  ]);
+});
+
+test("Inspector calls run in the worker and their results stay in the extension", async () => {
+  panel.onMessage.fire({ type: 'inspect_call', req: 7, site: 'A.test', tool: 'add', args: { a: 2 } });
+  const [call] = ran.splice(0);
+  assert.deepEqual([call.type, call.site, call.tool, call.args], ['call', 'a.test', 'add', { a: 2 }]);
+  assert.match(call.id, /^p\.\d+$/);
+  panel.take();
+  assert.equal(bridge.toHost({ type: 'result', id: call.id, ok: true, value: '4' }), true);
+  const out = panel.take();
+  const res = out.find((m) => m.type === 'inspect_result');
+  assert.deepEqual([res.req, res.result.value], [7, '4']);
+  assert.equal(out.find((m) => m.type === 'oplog').entry.who.kind, 'inspector');
+  // Registry changes refresh the panel's status.
+  bridge.toHost({ type: 'site_tools', site: 'a.test', tools: [] });
+  await tick();
+  assert.equal(panel.take().at(-1).type, 'status');
+});
