@@ -15,6 +15,8 @@ import {
 } from '../lib/protocol.js';
 import { Registry } from '../lib/registry.js';
 import { siteOf } from '../lib/site.js';
+import { installPanelBridge } from './panel-bridge.js';
+import { installBrowserTools } from './browser-tools.js';
 
 /** A port open this long counts as working even if the host said nothing, and resets the backoff. */
 const STABLE_MS = 5_000;
@@ -143,6 +145,7 @@ function linkDown(message) {
  * @param {any} msg
  */
 function send(msg) {
+  if (bridge.toHost(msg)) return true; // an Inspector call's result: it stays in the extension
   const port = link.port;
   if (!port) return false;
   try {
@@ -194,6 +197,8 @@ function onHostMessage(raw) {
 }
 
 function handleHostMessage(raw, fromChunks) {
+  if (bridge.fromHost(raw)) return; // the side panel's messages (and calls, for its operation log)
+  if (browserTools.onHostMessage(raw)) return; // browser_call, session, session_end, their cancels
   const checked = checkHostMessage(raw);
   if (!checked.ok) {
     if (checked.id !== undefined) send(errorResult(checked.id, 'bad_request', checked.error));
@@ -474,7 +479,13 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   return false;
 });
 
-globalThis.sidecar = { registry, status, framePorts, pending, connect };
+// The side panel: its relay to the host, the operation log, the Inspector's calls.
+const bridge = installPanelBridge({ sendToHost: send, status, runCall: onCall });
+
+// Browser tools (CDP, sessions' tab groups): browser-tools.js.
+const browserTools = installBrowserTools({ send, log: logToHost });
+
+globalThis.sidecar = { registry, status, framePorts, pending, connect, browserTools };
 
 // --- start ------------------------------------------------------------------------------------
 

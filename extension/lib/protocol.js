@@ -47,12 +47,16 @@ export const ERROR_CODES = Object.freeze([
  * @typedef {{type: 'result', id: string, ok: boolean, value?: string|null, error?: CallError|null,
  *   tab_id?: number|null}} ResultMsg  value = the page's result as JSON text
  * @typedef {{type: 'log', level: 'debug'|'info'|'warning'|'error', message: string}} LogMsg
+ * @typedef {{type: 'session_tabs', session: string, tabs: number[], current: number|null}} SessionTabsMsg
  *
  * --- host -> extension (native) ---
  * @typedef {{type: 'call', id: string, site: string, tool: string, args: object,
  *   timeout_ms: number, max_bytes: number}} CallMsg
  * @typedef {{type: 'cancel', id: string}} CancelMsg
  * @typedef {{type: 'open_url', id: string, url: string}} OpenUrlMsg
+ * @typedef {{type: 'browser_call', id: string, session: string, tool: string, args: object,
+ *   timeout_ms: number, tab_id?: number}} BrowserCallMsg  session 'panel' = the tab in view
+ * @typedef {{type: 'session'|'session_end', session: string, client?: string}} SessionMsg
  *
  * --- both ways ---
  * @typedef {{type: 'chunk', cid: string, seq: number, last: boolean, data: string}} ChunkMsg

@@ -38,6 +38,8 @@ class HostLink:
         self.welcome: m.Welcome | None = None
         self.sites: dict[str, list[m.Tool]] = {}
         self.extension_connected = False
+        # This entry's MCP session's tabs in that browser (its `session_tabs` messages).
+        self.session_tabs: m.SessionTabs | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._ids = itertools.count(1)
@@ -96,6 +98,9 @@ class HostLink:
             if self.welcome:
                 self.welcome.browser = msg.browser or self.welcome.browser
             self.pool.touch(self, [])
+        elif isinstance(msg, m.SessionTabs):
+            self.session_tabs = msg
+            self.pool.on_change()
 
     def _close(self) -> None:
         if self.closed.is_set():
@@ -115,6 +120,11 @@ class HostLink:
         if self._writer is None or self.closed.is_set():
             raise HostGone()
         self._writer.write(localsock.frame(dumps(message)))
+
+    def notify(self, message: dict[str, Any]) -> None:
+        """Send a message that gets no answer (e.g. `session_info`); a closed link drops it."""
+        with contextlib.suppress(HostGone):
+            self._send(message)
 
     async def request(self, message: dict[str, Any]) -> m.Result:
         """Send a call/open_url (its id is filled in here) and wait for the result.

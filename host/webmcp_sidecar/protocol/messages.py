@@ -190,6 +190,31 @@ class SessionEnd(_Model):
     session: str
 
 
+class BrowserCall(_Model):
+    """entry->host->browser: run browser tool `tool` (e.g. `navigate`, `snapshot`, `click`) for
+    MCP session `session` (the entry's `conn`), on that session's current tab. The side panel's
+    agent uses session `panel` (the tab the user looks at, or `tab_id` when given). Answered by
+    one `Result` whose `value` is JSON text (a string, an object, or MCP content for images)."""
+
+    type: Literal["browser_call"] = "browser_call"
+    id: str
+    session: str
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    timeout_ms: int = 60_000
+    tab_id: int | None = None  # session `panel` only
+
+
+class SessionTabs(_Model):
+    """browser->host->entry: MCP session `session` now has these tabs (ids; `current` is the one
+    its browser tools act on). Sent when the set or the current tab changes."""
+
+    type: Literal["session_tabs"] = "session_tabs"
+    session: str
+    tabs: list[int] = Field(default_factory=list)
+    current: int | None = None
+
+
 class Welcome(_Model):
     """The host's answer to `EntryHello`: who it is and what it has now."""
 
@@ -214,16 +239,18 @@ class Status(_Model):
 
 
 ExtensionMessage = Annotated[
-    Hello | Registry | SiteTools | Result | Chunk | Pong | Ping | Log, Field(discriminator="type")
+    Hello | Registry | SiteTools | Result | Chunk | Pong | Ping | Log | SessionTabs,
+    Field(discriminator="type"),
 ]
 HostToExtension = Annotated[
-    Call | Cancel | OpenUrl | Chunk | Ping | Pong | Session | SessionEnd, Field(discriminator="type")
+    Call | Cancel | OpenUrl | Chunk | Ping | Pong | Session | SessionEnd | BrowserCall,
+    Field(discriminator="type"),
 ]
 EntryMessage = Annotated[
-    EntryHello | SessionInfo | Call | Cancel | OpenUrl | Ping, Field(discriminator="type")
+    EntryHello | SessionInfo | Call | Cancel | OpenUrl | Ping | BrowserCall, Field(discriminator="type")
 ]
 HostToEntry = Annotated[
-    Welcome | Registry | SiteTools | Result | Status | Pong, Field(discriminator="type")
+    Welcome | Registry | SiteTools | Result | Status | Pong | SessionTabs, Field(discriminator="type")
 ]
 
 extension_message = TypeAdapter(ExtensionMessage)

@@ -1,0 +1,397 @@
+// Browser tools (PRODUCT.md section 6): the worker side of `browser_call` messages from the host.
+// Each MCP session (the host's entry connection id) works in its own tabs, grouped and named
+// after its client; the side panel's agent uses the session id `panel`, which means "the tab the
+// user is looking at" (or `tab_id` when the call names one). Answers are `result` messages like
+// a site tool's: `value` is JSON text (a string for text, MCP content for screenshots).
+//
+// Reading a page (snapshot, text, waiting) runs in the page via chrome.scripting; acting like a
+// user (mouse, keyboard, screenshots, files) goes through chrome.debugger, attached on demand.
+
+import { Debuggers } from './cdp.js';
+import { checkScriptable, inPage, ToolError } from './page-calls.js';
+import { PAGE_TOOLS } from './page-actions.js';
+import { SessionTabs } from './session-tabs.js';
+import { TabLoads } from './tab-loads.js';
+import { navigableUrl } from '../lib/tab-urls.js';
+
+/** The side panel's agent: acts on the active tab, owns no tabs, has no group. */
+export const PANEL_SESSION = 'panel';
+const DEFAULT_TIMEOUT_MS = 60_000;
+const MAX_TIMEOUT_MS = 10 * 60_000;
+const NAV_TIMEOUT_MS = 30_000;
+/** What extension pages (the side panel) may ask: see docs/ARCHITECTURE.md, "Browser tools". */
+const PANEL_MESSAGES = new Set(['sessions', 'session_focus', 'session_close_tabs']);
+const noop = () => {};
+
+/**
+ * @typedef {import('../lib/sessions.js').Session} Session
+ * @typedef {{id: string, session: string, tool: string, panel: boolean, s: Session|null,
+ *   args: any, tabIdArg: number|null, deadline: number}} CallCtx
+ * @typedef {{debuggers: Debuggers, loads: TabLoads, sessions: SessionTabs,
+ *   refBase: Map<number, number>, lastAction: Map<string, {tabId: number, mark: {starts: number, loads: number}}>,
+ *   target: (ctx: CallCtx) => Promise<chrome.tabs.Tab>, remaining: (ctx: CallCtx) => number,
+ *   noteAction: (ctx: CallCtx, tabId: number) => {starts: number, loads: number}}} Env
+ * @typedef {{run: (env: Env, ctx: CallCtx) => Promise<unknown>}} BrowserTool
+ */
+
+/**
+ * @param {{send: (msg: any) => boolean, log?: (level: string, message: string) => void}} worker
+ *   send: to the host (the worker's send, which splits big messages)
+ */
+export function installBrowserTools({ send, log = noop }) {
+  let changeTimer = null;
+  const onChange = () => {
+    // Extension pages (the side panel) redraw their sessions list; nobody listening is fine.
+    if (changeTimer) return;
+    changeTimer = setTimeout(() => {
+      changeTimer = null;
+      chrome.runtime.sendMessage({ type: 'sessions_changed' }).catch(noop);
+    }, 100);
+  };
+  const debuggers = new Debuggers();
+  const loads = new TabLoads();
+  const sessions = new SessionTabs({ send, onChange });
+  /** @type {Map<string, {done: boolean, timer: ReturnType<typeof setTimeout>, tabId: number|null}>} */
+  const calls = new Map();
+  chrome.tabs.onRemoved.addListener((tabId) => {
+    debuggers.tabClosed(tabId);
+    env.refBase.delete(tabId);
+  });
+
+  /** @type {Env} */
+  const env = {
+    debuggers, loads, sessions, refBase: new Map(), lastAction: new Map(),
+    target: (ctx) => target(ctx),
+    remaining: (ctx) => Math.max(0, ctx.deadline - Date.now()),
+    noteAction(ctx, tabId) {
+      const mark = loads.mark(tabId);
+      env.lastAction.set(ctx.session, { tabId, mark });
+      return mark;
+    },
+  };
+
+  /** The tab a call acts on (its result names it): the session's current tab, or the panel's. */
+  async function target(ctx) {
+    const tab = await findTarget(ctx);
+    const entry = calls.get(ctx.id);
+    if (entry && tab.id !== undefined) entry.tabId = tab.id;
+    return tab;
+  }
+
+  /** @param {CallCtx} ctx */
+  async function findTarget(ctx) {
+    if (ctx.panel) {
+      let tab = null;
+      if (ctx.tabIdArg !== null) {
+        tab = await chrome.tabs.get(ctx.tabIdArg).catch(() => null);
+        if (!tab) throw new ToolError('tab_closed', `Tab ${ctx.tabIdArg} is not open any more.`);
+      } else {
+        [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+        if (!tab) throw new ToolError('no_tab', 'No tab is open in the browser window.');
+      }
+      return tab;
+    }
+    const s = /** @type {Session} */ (ctx.s);
+    const closed = sessions.table.takeClosed(s.id);
+    if (closed) {
+      const what = `Your tab ${closed.tabId}${closed.title ? ` ("${closed.title.slice(0, 80)}")` : ''} was closed (by the user or the page)` +
+        `${closed.url ? `; it showed ${closed.url.slice(0, 300)}` : ''}.`;
+      const reopen = closed.url && /^(https?|file):/.test(closed.url)
+        ? `reopen it with browser_navigate (url: "${closed.url.slice(0, 300)}")` : 'open a page with browser_navigate';
+      throw new ToolError('tab_closed', s.current !== null
+        ? `${what} Your calls now go to your other tab ${s.current}: repeat the call to act there, or ${reopen}.`
+        : `${what} You have no tab now: to carry on, ${reopen}.`);
+    }
+    if (s.current === null) {
+      throw new ToolError('no_tab', 'You have no tab open yet. Open a page with browser_navigate (url), or take an open tab with browser_tabs and browser_tab_select.');
+    }
+    const tab = await chrome.tabs.get(s.current).catch(() => null);
+    if (!tab) {
+      const gone = s.current;
+      sessions.table.removeTab(gone);
+      sessions.table.takeClosed(s.id);
+      sessions.notify(s.id);
+      throw new ToolError('tab_closed', `Your tab ${gone} was closed. ${s.current !== null ? `Your calls now go to your tab ${s.current}; repeat the call.` : 'Open a page with browser_navigate to carry on.'}`);
+    }
+    return tab;
+  }
+
+  // --- calls ----------------------------------------------------------------------------------
+
+  /** @param {any} msg a `browser_call` */
+  async function onCall(msg) {
+    const id = msg.id;
+    if (typeof id !== 'string' || !id) return log('warning', 'ignored a browser_call without an id');
+    if (calls.has(id)) return log('warning', `ignored a second browser_call with id ${id}`);
+    const timeoutMs = Number.isFinite(msg.timeout_ms) && msg.timeout_ms > 0 ? Math.min(msg.timeout_ms, MAX_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS;
+    const entry = { done: false, timer: /** @type {any} */ (null), tabId: /** @type {number|null} */ (null) };
+    calls.set(id, entry);
+    const finish = (result) => {
+      if (entry.done) return;
+      entry.done = true;
+      clearTimeout(entry.timer);
+      calls.delete(id);
+      send(result);
+    };
+    const fail = (code, message) => finish({ type: 'result', id, ok: false, error: { code, message }, tab_id: entry.tabId });
+    entry.timer = setTimeout(() => fail('timeout', `The browser tool did not finish within ${Math.round(timeoutMs / 100) / 10} s.`), timeoutMs);
+
+    const tool = TOOLS[msg.tool];
+    if (typeof msg.session !== 'string' || !msg.session) return fail('bad_request', 'browser_call without a session');
+    if (!tool) return fail('not_found', `There is no browser tool "${String(msg.tool).slice(0, 60)}". Browser tools: ${Object.keys(TOOLS).join(', ')}.`);
+    if (msg.args !== undefined && msg.args !== null && (typeof msg.args !== 'object' || Array.isArray(msg.args))) {
+      return fail('invalid_args', 'The arguments must be a JSON object.');
+    }
+    const panel = msg.session === PANEL_SESSION;
+    const s = panel ? null : sessions.table.ensure(msg.session);
+    if (s) sessions.table.touch(s.id, msg.tool);
+    /** @type {CallCtx} */
+    const ctx = {
+      id, session: msg.session, tool: msg.tool, panel, s, args: msg.args ?? {},
+      tabIdArg: panel && Number.isInteger(msg.tab_id) ? msg.tab_id : null, deadline: Date.now() + timeoutMs,
+    };
+    try {
+      const value = await tool.run(env, ctx);
+      if (s) sessions.onChange();
+      finish({ type: 'result', id, ok: true, value: JSON.stringify(value ?? null), tab_id: entry.tabId });
+    } catch (e) {
+      if (e instanceof ToolError) return fail(e.code, e.message);
+      log('error', `browser tool ${msg.tool} failed: ${e?.stack ?? e}`);
+      fail('internal', `The browser tool ${msg.tool} failed: ${e?.message ?? e}`);
+    }
+  }
+
+  function onCancel(id) {
+    const entry = calls.get(id);
+    if (!entry) return false;
+    if (!entry.done) {
+      entry.done = true;
+      clearTimeout(entry.timer);
+      calls.delete(id);
+      send({ type: 'result', id, ok: false, error: { code: 'cancelled', message: 'The call was cancelled.' }, tab_id: entry.tabId });
+    }
+    return true;
+  }
+
+  // --- the side panel's view ------------------------------------------------------------------
+
+  async function sessionsState() {
+    const all = await chrome.tabs.query({});
+    const byId = new Map(all.map((t) => [t.id, t]));
+    return {
+      sessions: [...sessions.table.sessions.values()].map((s) => ({
+        id: s.id, client: s.client, title: s.title, color: s.color, groupId: s.groupId, current: s.current,
+        started: s.started, lastActivity: s.lastActivity, lastTool: s.lastTool,
+        tabs: s.tabs.map((t) => byId.get(t)).filter(Boolean).map((t) => ({
+          id: t.id, title: t.title ?? '', url: t.url ?? t.pendingUrl ?? '', active: t.active, windowId: t.windowId,
+        })),
+      })),
+      debuggerAttached: debuggers.attachedTabs(),
+    };
+  }
+
+  chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+    if (!PANEL_MESSAGES.has(msg?.type)) return false;
+    // Extension pages only (the side panel, in its pane or a tab), never content scripts.
+    if (sender.id !== chrome.runtime.id || !sender.url?.startsWith(chrome.runtime.getURL(''))) return false;
+    if (msg?.type === 'sessions') {
+      sessionsState().then(sendResponse, (e) => sendResponse({ error: String(e?.message ?? e) }));
+      return true;
+    }
+    if (msg?.type === 'session_focus' && Number.isInteger(msg.tabId)) {
+      chrome.tabs.update(msg.tabId, { active: true })
+        .then((tab) => tab && chrome.windows.update(tab.windowId, { focused: true }))
+        .then(() => sendResponse({ ok: true }), (e) => sendResponse({ ok: false, error: String(e?.message ?? e) }));
+      return true;
+    }
+    if (msg?.type === 'session_close_tabs' && typeof msg.session === 'string') {
+      const s = sessions.table.get(msg.session);
+      const tabs = s ? [...s.tabs] : [];
+      for (const t of tabs) sessions.release(msg.session, t);
+      chrome.tabs.remove(tabs).then(() => sendResponse({ ok: true, closed: tabs.length }),
+        (e) => sendResponse({ ok: false, error: String(e?.message ?? e) }));
+      return true;
+    }
+    return false;
+  });
+
+  return {
+    /** Host messages this module takes: true when it took it. */
+    onHostMessage(raw) {
+      switch (raw?.type) {
+        case 'browser_call': void onCall(raw); return true;
+        case 'session':
+          if (typeof raw.session === 'string' && raw.session && raw.session !== PANEL_SESSION) {
+            sessions.start(raw.session, String(raw.client ?? '')).catch((e) => log('warning', `session start failed: ${e?.message ?? e}`));
+          }
+          return true;
+        case 'session_end':
+          if (typeof raw.session === 'string') sessions.end(raw.session);
+          return true;
+        case 'cancel': return onCancel(raw.id);
+        default: return false;
+      }
+    },
+    sessionsState,
+    sessions,
+    debuggers,
+  };
+}
+
+// --- tab tools --------------------------------------------------------------------------------
+
+const describeTab = (t) => `tab ${t.id} ("${(t.title || '').slice(0, 80)}", ${(t.url || t.pendingUrl || '').slice(0, 300)})`;
+
+/** Waits for a navigation the call started, and words the outcome. */
+async function settle(env, ctx, tabId, mark, verb) {
+  const timeoutMs = Math.max(0, Math.min(env.remaining(ctx) - 500, NAV_TIMEOUT_MS));
+  const how = await env.loads.waitLoaded(tabId, mark, { timeoutMs, startWithinMs: 3_000 });
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  if (!tab) throw new ToolError('tab_closed', 'The tab closed while its page was loading.');
+  if (how === 'timeout') return `${verb} ${describeTab(tab)}; it is still loading after ${Math.round(timeoutMs / 1000)} s, so it may be incomplete.`;
+  // The browser's error page cannot be scripted: that is how a failed load shows.
+  try {
+    await inPage(tabId, 'info');
+  } catch (e) {
+    if (e instanceof ToolError && /error page/i.test(e.message)) throw new ToolError('page_error', e.message);
+  }
+  return `${verb} ${describeTab(tab)}.`;
+}
+
+/** @param {Env} env @param {CallCtx} ctx @param {string} url */
+async function openInSession(env, ctx, url) {
+  if (ctx.panel) {
+    const tab = await chrome.tabs.create({ url, active: true });
+    return /** @type {chrome.tabs.Tab} */ (tab);
+  }
+  return env.sessions.open(/** @type {Session} */ (ctx.s).id, url);
+}
+
+/** @type {Record<string, BrowserTool>} */
+const TAB_TOOLS = {
+  tabs: {
+    async run(env, ctx) {
+      const all = await chrome.tabs.query({});
+      const mine = ctx.s;
+      const active = ctx.panel ? (await chrome.tabs.query({ active: true, lastFocusedWindow: true }))[0]?.id ?? null : null;
+      return {
+        session: mine ? mine.title : 'side panel',
+        current: mine ? mine.current : active,
+        tabs: all.map((t) => {
+          const owner = t.id === undefined ? null : env.sessions.table.ownerOf(t.id);
+          return {
+            id: t.id, title: (t.title ?? '').slice(0, 200), url: (t.url || t.pendingUrl || '').slice(0, 500), active: t.active,
+            owner: owner ? (mine && owner.id === mine.id ? 'you' : owner.title) : null,
+          };
+        }),
+      };
+    },
+  },
+
+  tab_open: {
+    async run(env, ctx) {
+      let url = 'about:blank';
+      if (ctx.args.url !== undefined) {
+        const u = navigableUrl(ctx.args.url);
+        if ('error' in u) throw new ToolError('invalid_args', u.error);
+        url = u.url;
+      }
+      const tab = await openInSession(env, ctx, url);
+      if (url === 'about:blank') return `Opened a new empty tab ${tab.id}${ctx.s ? ' in your tab group; it is now your current tab' : ''}. Use browser_navigate to load a page in it.`;
+      return settle(env, ctx, /** @type {number} */ (tab.id), { starts: 0, loads: 0 },
+        `Opened a new tab${ctx.s ? ' in your tab group (now your current tab):' : ':'}`);
+    },
+  },
+
+  tab_select: {
+    async run(env, ctx) {
+      const tabId = ctx.args.tab_id;
+      if (!Number.isInteger(tabId)) throw new ToolError('invalid_args', 'Give the tab\'s id in `tab_id` (browser_tabs lists them).');
+      const tab = await chrome.tabs.get(tabId).catch(() => null);
+      if (!tab) throw new ToolError('not_found', `There is no tab ${tabId} (it may have been closed). browser_tabs lists the open ones.`);
+      if (ctx.s) {
+        const owner = env.sessions.table.ownerOf(tabId);
+        if (owner && owner.id !== ctx.s.id && ctx.args.take_over !== true) {
+          throw new ToolError('invalid_args', `Tab ${tabId} belongs to another MCP session ("${owner.title}"), whose agent may be using it. ` +
+            'Leave it alone, or pass take_over: true to take it over.');
+        }
+        await env.sessions.adopt(ctx.s.id, tabId);
+      }
+      await chrome.tabs.update(tabId, { active: true }).catch(noop);
+      return `Selected ${describeTab(tab)}: ${ctx.s ? 'browser tools now act on it' : 'it is now in front'}.`;
+    },
+  },
+
+  tab_close: {
+    async run(env, ctx) {
+      let tabId = ctx.args.tab_id;
+      if (tabId === undefined) tabId = (await env.target(ctx)).id;
+      if (!Number.isInteger(tabId)) throw new ToolError('invalid_args', '`tab_id` must be a tab id from browser_tabs.');
+      const tab = await chrome.tabs.get(tabId).catch(() => null);
+      if (!tab) throw new ToolError('not_found', `There is no tab ${tabId} (already closed?). browser_tabs lists the open ones.`);
+      if (ctx.s) {
+        const owner = env.sessions.table.ownerOf(tabId);
+        if (!owner || owner.id !== ctx.s.id) {
+          throw new ToolError('invalid_args', `Tab ${tabId} is not one of your tabs (${owner ? `it belongs to the MCP session "${owner.title}"` : 'it is the user\'s'}), so it stays open. ` +
+            'Close only your own tabs; browser_tabs shows which are yours.');
+        }
+        env.sessions.release(ctx.s.id, tabId);
+      }
+      await chrome.tabs.remove(tabId);
+      const s = ctx.s;
+      return `Closed ${describeTab(tab)}.${s ? (s.current !== null ? ` Your current tab is now ${s.current}.` : ' You have no tab open now.') : ''}`;
+    },
+  },
+
+  navigate: {
+    async run(env, ctx) {
+      const u = navigableUrl(ctx.args.url);
+      if ('error' in u) throw new ToolError('invalid_args', u.error);
+      const s = ctx.s;
+      if (s && s.current === null) {
+        // No tab yet (or its last one was closed): the page opens in a new tab of its group.
+        const closed = env.sessions.table.takeClosed(s.id);
+        const tab = await openInSession(env, ctx, u.url);
+        env.noteAction(ctx, /** @type {number} */ (tab.id));
+        return settle(env, ctx, /** @type {number} */ (tab.id), { starts: 0, loads: 0 },
+          closed ? 'Your tab had been closed, so opened a new one in your tab group and loaded' : 'Opened a new tab in your tab group and loaded');
+      }
+      const tab = await env.target(ctx);
+      const tabId = /** @type {number} */ (tab.id);
+      const mark = env.noteAction(ctx, tabId);
+      await chrome.tabs.update(tabId, { url: u.url });
+      return settle(env, ctx, tabId, mark, 'Loaded');
+    },
+  },
+
+  back: historyTool('back'),
+  forward: historyTool('forward'),
+  reload: historyTool('reload'),
+};
+
+/** @param {'back'|'forward'|'reload'} dir @returns {BrowserTool} */
+function historyTool(dir) {
+  return {
+    async run(env, ctx) {
+      const tab = await env.target(ctx);
+      const tabId = /** @type {number} */ (tab.id);
+      checkScriptable(tab);
+      const mark = env.noteAction(ctx, tabId);
+      try {
+        if (dir === 'back') await chrome.tabs.goBack(tabId);
+        else if (dir === 'forward') await chrome.tabs.goForward(tabId);
+        else await chrome.tabs.reload(tabId);
+      } catch (e) {
+        const m = String(e?.message ?? e);
+        if (/Cannot find a (next|previous) page/i.test(m)) {
+          throw new ToolError('invalid_args', `There is no ${dir === 'back' ? 'earlier' : 'later'} page in this tab's history.`);
+        }
+        throw new ToolError('page_error', `Could not go ${dir}: ${m}`);
+      }
+      return settle(env, ctx, tabId, mark, dir === 'reload' ? 'Reloaded' : `Went ${dir} to`);
+    },
+  };
+}
+
+/** Every browser tool by its wire name (the MCP name is `browser_` + this). */
+export const TOOLS = { ...TAB_TOOLS, ...PAGE_TOOLS };
