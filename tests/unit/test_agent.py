@@ -347,3 +347,37 @@ async def test_other_tool_sources_plug_in_and_get_the_target_tab(env):
     assert names == ["searchFlights", "bookFlight", "never", "browser_snapshot"]
     assert seen == [("snapshot", {}, Target("demo.test", 42, "http://demo.test/"))]
     assert host.events("tool_result")[0]["value"] == "heading 'SkyHop'"
+
+
+async def test_browser_tools_run_as_the_panel_session_on_the_users_tab(env):
+    """The real BrowserToolProvider: the model gets the browser tools (not tab management), a
+    call goes out as `browser_call` for session `panel` and the panel's tab, and an image
+    result reaches the model as a note, not as base64."""
+    from webmcp_sidecar.agent.browser import BrowserToolProvider
+
+    host, service, llm = env
+    real_request = host.request
+
+    async def request(message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        if message["type"] != "browser_call":
+            return await real_request(message, timeout)
+        host.calls.append(message)
+        shot = {"content": [{"type": "image", "data": "aGk=" * 1000, "mimeType": "image/jpeg"},
+                            {"type": "text", "text": "1280x720 viewport"}]}
+        return {"ok": True, "value": json.dumps(shot)}
+
+    host.request = request
+    service.tool_providers.append(BrowserToolProvider(host))
+    configure(service, llm)
+    llm.script(Calls([("browser_screenshot", {"format": "jpeg"})]), Text("A flight search page."))
+    service.handle({"type": "panel_chat", "text": "what do you see?", "site": "demo.test",
+                    "tab": {"id": 7, "url": "http://demo.test/", "title": "Demo"}})
+    await host.wait(lambda: host.events("turn_end"))
+    names = {t["function"]["name"] for t in llm.requests[0].body["tools"]}
+    assert {"browser_snapshot", "browser_click", "browser_navigate", "browser_screenshot"} <= names
+    assert not names & {"browser_tabs", "browser_tab_open", "browser_tab_close"}
+    (call,) = [c for c in host.calls if c["type"] == "browser_call"]
+    assert call["session"] == "panel" and call["tab_id"] == 7 and call["tool"] == "screenshot"
+    seen_by_model = json.dumps(llm.requests[1].body["messages"])
+    assert "1280x720 viewport" in seen_by_model and "image/jpeg omitted" in seen_by_model
+    assert "aGk=aGk=" not in seen_by_model

@@ -33,9 +33,10 @@ def install(host: Host) -> None:
     def handle(raw: dict[str, Any], payload: bytes) -> None:
         nonlocal service
         if service is None:
+            from .browser import BrowserToolProvider
             from .service import AgentService
 
-            service = AgentService(host, tool_providers)
+            service = AgentService(host, [BrowserToolProvider(host), *tool_providers])
         service.handle(raw)
 
     for kind in PANEL_TYPES:

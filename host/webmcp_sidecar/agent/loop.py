@@ -256,4 +256,14 @@ def result_text(raw_value: str | None) -> str:
         v = json.loads(raw_value)
     except ValueError:
         return raw_value
+    if isinstance(v, dict) and isinstance(v.get("content"), list):
+        # MCP content (e.g. a screenshot): the model reads its text; images are described,
+        # not pasted as base64.
+        parts = []
+        for c in v["content"]:
+            if isinstance(c, dict) and c.get("type") == "text":
+                parts.append(str(c.get("text", "")))
+            elif isinstance(c, dict):
+                parts.append(f"[{c.get('type')} {c.get('mimeType', '')} omitted]".replace(" ]", "]"))
+        return "\n".join(parts)
     return v if isinstance(v, str) else raw_value

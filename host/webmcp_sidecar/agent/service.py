@@ -250,20 +250,27 @@ class AgentService:
         return run
 
     async def _run_site_tool(self, spec: ToolSpec, args: dict[str, Any], timeout: float) -> str:
-        problem = check_arguments(schema_key(spec.parameters), args)
-        if problem:
-            raise ToolFailed(f"Not run. {problem}", "invalid_args")
-        if not self.host.extension_connected:
-            raise ToolFailed(NO_BROWSER, "no_extension")
         call = {"type": "call", "site": spec.site, "tool": spec.tool, "args": args,
                 "timeout_ms": int(timeout * 1000), "max_bytes": 4 * 1024 * 1024}
-        try:
-            # The worker answers `timeout` itself a moment after timeout_ms; this is the backstop.
-            res = await self.host.request(call, timeout + 2)
-        except TimeoutError:
-            raise ToolFailed(f"The page did not answer within {timeout:g} s.", "timeout") from None
-        if res.get("ok"):
-            return result_text(res.get("value"))
-        err = res.get("error") or {}
-        raise ToolFailed(str(err.get("message") or "The tool failed without saying why."),
-                         str(err.get("code") or "page_error"))
+        return await run_call(self.host, call, spec, args, timeout)
+
+
+async def run_call(host: Any, call: dict[str, Any], spec: ToolSpec, args: dict[str, Any],
+                   timeout: float) -> str:
+    """Check `args`, send `call` (a site tool's `call` or a `browser_call`) through the host, and
+    return the result as the model reads it; raise ToolFailed with a plain message otherwise."""
+    problem = check_arguments(schema_key(spec.parameters), args)
+    if problem:
+        raise ToolFailed(f"Not run. {problem}", "invalid_args")
+    if not host.extension_connected:
+        raise ToolFailed(NO_BROWSER, "no_extension")
+    try:
+        # The worker answers `timeout` itself a moment after timeout_ms; this is the backstop.
+        res = await host.request(call, timeout + 2)
+    except TimeoutError:
+        raise ToolFailed(f"The page did not answer within {timeout:g} s.", "timeout") from None
+    if res.get("ok"):
+        return result_text(res.get("value"))
+    err = res.get("error") or {}
+    raise ToolFailed(str(err.get("message") or "The tool failed without saying why."),
+                     str(err.get("code") or "page_error"))

@@ -1,0 +1,37 @@
+"""Browser tools for the side panel's agent: the same tools MCP clients get
+(`protocol/browser_tools.py`), run as session `panel` on the tab the user is looking at.
+
+Tab management (list, open, select, close) is left out: the panel's agent works on the user's
+tab, which the user chose; it may still navigate it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..protocol.browser_tools import TOOLS
+from .toolset import Target, ToolSpec
+
+_NOT_FOR_PANEL = frozenset({"tabs", "tab_open", "tab_select", "tab_close"})
+
+
+class BrowserToolProvider:
+    def __init__(self, host: Any) -> None:
+        self.host = host
+
+    def specs(self, target: Target) -> list[ToolSpec]:
+        if target.tab_id is None or not self.host.extension_connected:
+            return []
+        return [
+            ToolSpec(name=t.mcp_name, description=t.description, parameters=t.input_schema,
+                     read_only=t.read_only, site=None, tool=t.name)
+            for t in TOOLS
+            if t.name not in _NOT_FOR_PANEL
+        ]
+
+    async def run(self, spec: ToolSpec, args: dict[str, Any], timeout: float, target: Target) -> str:
+        from .service import run_call
+
+        call = {"type": "browser_call", "session": "panel", "tab_id": target.tab_id,
+                "tool": spec.tool, "args": args, "timeout_ms": int(timeout * 1000)}
+        return await run_call(self.host, call, spec, args, timeout)
