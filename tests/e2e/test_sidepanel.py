@@ -121,8 +121,11 @@ async def test_chat_drives_the_demo_site_over_openai_streaming(s: Session):
     await expect(card(s, "setFilters").locator(".pill")).to_have_text("done")
     # What the model was given: the site's four tools, and untrusted-labelled results.
     first, second = s.llm.requests[0].body, s.llm.requests[1].body
-    assert sorted(t["function"]["name"] for t in first["tools"]) == [
+    offered = [t["function"]["name"] for t in first["tools"]]
+    assert sorted(n for n in offered if not n.startswith("browser_")) == [
         "bookFlight", "listFlights", "searchFlights", "setFilters"]
+    # ...and the browser tools for the tab in view (not tab management).
+    assert {"browser_snapshot", "browser_click"} <= set(offered) and "browser_tabs" not in offered
     tool_msg = next(m for m in second["messages"] if m["role"] == "tool")
     label = f'<untrusted source="tool_result" site="{s.site}" tool="searchFlights">'
     assert tool_msg["content"].startswith(label)
@@ -301,3 +304,19 @@ async def test_inspector_calls_by_hand_and_the_log_sees_every_caller(s: Session)
     assert exported["calls"][0]["args"] == {"from": "PEK", "to": "SHA", "date": DATE, "passengers": 2}
     assert exported["calls"][0]["result"]["route"] == "PEK-SHA"
     assert exported["calls"][0]["caller"] == "Inspector"
+
+
+async def test_the_agent_reads_and_acts_on_the_users_tab_with_browser_tools(s: Session):
+    """Browser tools for the panel's agent run on the tab in view, through the real extension."""
+    await configure(s)
+    s.llm.script(
+        Calls([("browser_snapshot", {})]),
+        Text("The page is SkyHop, a flight search.", pieces=2),
+    )
+    await send(s, "What is this page?")
+    await expect(s.panel.locator(".msg.assistant .bubble").last).to_have_text(
+        "The page is SkyHop, a flight search.", timeout=20_000)
+    await expect(card(s, "snapshot").locator(".pill")).to_have_text("done")
+    # The model got the demo tab's outline: its heading and the search form's controls.
+    sent = json.dumps(s.llm.requests[1].body["messages"])
+    assert "SkyHop" in sent and "Search" in sent
