@@ -22,3 +22,18 @@ def bundle() -> Path:
     exe = Path(out.stdout.strip().splitlines()[-1])
     assert exe.is_file() and os.access(exe, os.X_OK)
     return exe
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def sock_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """A private socket dir and log dir for hosts and entries this test starts."""
+    e = {"WEBMCP_SIDECAR_SOCKET_DIR": str(tmp_path / "sock"),
+         "WEBMCP_SIDECAR_LOG_DIR": str(tmp_path / "log")}
+    for k, v in e.items():
+        monkeypatch.setenv(k, v)
+    return e

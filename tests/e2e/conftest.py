@@ -19,11 +19,6 @@ from webmcp_sidecar.demo.run import SITE_DIR, serve_site
 SITE = Path(__file__).parent / "site"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="session")
 def site_url() -> Iterator[str]:
     with serve_site(SITE) as url:

@@ -25,11 +25,6 @@ TOOLS = [
 ]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class ScriptedHost:
     """The host as the agent sees it: the mirror, the browser link, and `request`."""
 

@@ -21,22 +21,8 @@ NO_PAGE = {"browser_tabs", "browser_navigate", "browser_tab_open", "browser_tab_
 ALL = {t.mcp_name for t in TOOLS}
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    e = {"WEBMCP_SIDECAR_SOCKET_DIR": str(tmp_path / "sock"),
-         "WEBMCP_SIDECAR_LOG_DIR": str(tmp_path / "log")}
-    for k, v in e.items():
-        monkeypatch.setenv(k, v)
-    return e
-
-
-async def start_browser(env) -> FakeBrowser:
-    b = FakeBrowser(env)
+async def start_browser(sock_env) -> FakeBrowser:
+    b = FakeBrowser(sock_env)
     await b.start()
     b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
     b.send({"type": "registry", "sites": {}})
@@ -71,10 +57,10 @@ def test_definitions_fit_every_client_and_never_meet_site_or_meta_tools():
     assert NO_PAGE == {t.mcp_name for t in TOOLS if not t.needs_page}
 
 
-async def test_the_offer_follows_the_browser_and_the_sessions_tabs(env):
-    async with McpSession(env, name="Claude Code") as mcp:
+async def test_the_offer_follows_the_browser_and_the_sessions_tabs(sock_env):
+    async with McpSession(sock_env, name="Claude Code") as mcp:
         assert not browser_names(await mcp.names())  # no browser: nothing to drive
-        b = await start_browser(env)
+        b = await start_browser(sock_env)
         names = await mcp.wait_tools(lambda n: "browser_navigate" in n)
         assert browser_names(names) == NO_PAGE
         # The browser hears who this session is, to name its tab group.
@@ -92,9 +78,9 @@ async def test_the_offer_follows_the_browser_and_the_sessions_tabs(env):
         await mcp.wait_tools(lambda n: not browser_names(n))
 
 
-async def test_calls_carry_the_session_and_results_come_back_as_mcp_results(env):
-    b = await start_browser(env)
-    async with McpSession(env) as mcp:
+async def test_calls_carry_the_session_and_results_come_back_as_mcp_results(sock_env):
+    b = await start_browser(sock_env)
+    async with McpSession(sock_env) as mcp:
         await mcp.wait_tools(lambda n: "browser_navigate" in n)
         session = (await b.expect("session"))["session"]
 
@@ -131,9 +117,9 @@ async def test_calls_carry_the_session_and_results_come_back_as_mcp_results(env)
     await b.close()
 
 
-async def test_bad_arguments_never_reach_the_browser(env, tmp_path):
-    b = await start_browser(env)
-    async with McpSession(env) as mcp:
+async def test_bad_arguments_never_reach_the_browser(sock_env, tmp_path):
+    b = await start_browser(sock_env)
+    async with McpSession(sock_env) as mcp:
         await mcp.wait_tools(lambda n: "browser_navigate" in n)
         await b.expect("session")
         r = await mcp.call("browser_click", {"ref": "the button"})
@@ -154,9 +140,9 @@ async def test_bad_arguments_never_reach_the_browser(env, tmp_path):
     await b.close()
 
 
-async def test_cancelling_a_browser_call_reaches_the_browser(env):
-    b = await start_browser(env)
-    async with McpSession(env) as mcp:
+async def test_cancelling_a_browser_call_reaches_the_browser(sock_env):
+    b = await start_browser(sock_env)
+    async with McpSession(sock_env) as mcp:
         await mcp.wait_tools(lambda n: "browser_navigate" in n)
         with anyio.move_on_after(1):
             await mcp.call("browser_wait_for", {"text": "never", "timeout_s": 60})
@@ -166,12 +152,12 @@ async def test_cancelling_a_browser_call_reaches_the_browser(env):
     await b.close()
 
 
-async def test_with_two_browsers_the_newest_gets_the_calls_and_both_know_the_session(env):
-    b1 = await start_browser(env)
-    async with McpSession(env, name="Cursor") as mcp:
+async def test_with_two_browsers_the_newest_gets_the_calls_and_both_know_the_session(sock_env):
+    b1 = await start_browser(sock_env)
+    async with McpSession(sock_env, name="Cursor") as mcp:
         await mcp.wait_tools(lambda n: "browser_navigate" in n)
         assert (await b1.expect("session"))["client"] == "Cursor"
-        b2 = await start_browser(env)
+        b2 = await start_browser(sock_env)
         assert (await b2.expect("session"))["client"] == "Cursor"  # a browser that came later
         async with anyio.create_task_group() as tg:
             tg.start_soon(answer, b2, "from the second")
@@ -190,9 +176,9 @@ async def test_with_two_browsers_the_newest_gets_the_calls_and_both_know_the_ses
     await b1.close()
 
 
-async def test_a_2026_client_is_named_from_its_request_envelope(env):
-    b = await start_browser(env)
-    async with McpSession(env, mode="auto", name="Modern Client") as mcp:
+async def test_a_2026_client_is_named_from_its_request_envelope(sock_env):
+    b = await start_browser(sock_env)
+    async with McpSession(sock_env, mode="auto", name="Modern Client") as mcp:
         assert mcp.protocol_version == "2026-07-28"  # no initialize handshake in this era
         await mcp.wait_tools(lambda n: "browser_navigate" in n)
         assert (await b.expect("session"))["client"] == "Modern Client"

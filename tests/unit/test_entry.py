@@ -15,45 +15,31 @@ TOOL = {"name": "search.emails", "description": "Search mail",
         "annotations": {"readOnlyHint": True}}
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    e = {"WEBMCP_SIDECAR_SOCKET_DIR": str(tmp_path / "sock"),
-         "WEBMCP_SIDECAR_LOG_DIR": str(tmp_path / "log")}
-    for k, v in e.items():
-        monkeypatch.setenv(k, v)
-    return e
-
-
-async def start_browser(env, sites):
-    b = FakeBrowser(env)
+async def start_browser(sock_env, sites):
+    b = FakeBrowser(sock_env)
     await b.start()
     b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
     b.send({"type": "registry", "sites": sites})
     return b
 
 
-async def test_without_a_browser_the_entry_explains_and_then_picks_one_up(env):
-    async with McpSession(env) as mcp:
+async def test_without_a_browser_the_entry_explains_and_then_picks_one_up(sock_env):
+    async with McpSession(sock_env) as mcp:
         assert await mcp.names() == {"list_site_tools", "call_site_tool", "open_browser"}
         r = await mcp.call("call_site_tool", {"site": "mail.163.com", "tool": "search.emails"})
         assert r.is_error and "No browser is connected" in text(r) and "doctor" in text(r)
         r = await mcp.call("mail_163_com__search_emails", {"q": "x"})
         assert r.is_error and "No browser is connected" in text(r)
-        b = await start_browser(env, {"mail.163.com": [TOOL]})
+        b = await start_browser(sock_env, {"mail.163.com": [TOOL]})
         await mcp.wait_tools(lambda n: "mail_163_com__search_emails" in n)
         await b.close()  # the browser goes: its tools go, and clients hear of it
         await mcp.wait_tools(lambda n: "mail_163_com__search_emails" not in n)
 
 
-async def test_two_browsers_merge(env):
-    b1 = await start_browser(env, {"a.test": [TOOL]})
-    b2 = await start_browser(env, {"b.test": [TOOL]})
-    async with McpSession(env) as mcp:
+async def test_two_browsers_merge(sock_env):
+    b1 = await start_browser(sock_env, {"a.test": [TOOL]})
+    b2 = await start_browser(sock_env, {"b.test": [TOOL]})
+    async with McpSession(sock_env) as mcp:
         names = await mcp.wait_tools(lambda n: {"a_test__search_emails", "b_test__search_emails"} <= n)
         assert len({n for n in names if not n.startswith("browser_")}) == 5  # + browser tools
 
@@ -69,9 +55,9 @@ async def test_two_browsers_merge(env):
     await b2.close()
 
 
-async def test_a_host_dying_mid_call_gives_a_clear_error(env):
-    b = await start_browser(env, {"a.test": [TOOL]})
-    async with McpSession(env) as mcp:
+async def test_a_host_dying_mid_call_gives_a_clear_error(sock_env):
+    b = await start_browser(sock_env, {"a.test": [TOOL]})
+    async with McpSession(sock_env) as mcp:
         await mcp.wait_tools(lambda n: "a_test__search_emails" in n)
 
         async def kill_on_call():
@@ -85,9 +71,9 @@ async def test_a_host_dying_mid_call_gives_a_clear_error(env):
         await mcp.wait_tools(lambda n: "a_test__search_emails" not in n)
 
 
-async def test_mcp_cancellation_sends_cancel_to_the_browser(env):
-    b = await start_browser(env, {"a.test": [TOOL]})
-    async with McpSession(env) as mcp:
+async def test_mcp_cancellation_sends_cancel_to_the_browser(sock_env):
+    b = await start_browser(sock_env, {"a.test": [TOOL]})
+    async with McpSession(sock_env) as mcp:
         await mcp.wait_tools(lambda n: "a_test__search_emails" in n)
         with anyio.move_on_after(1):
             await mcp.call("a_test__search_emails", {"q": "slow"})
@@ -97,9 +83,9 @@ async def test_mcp_cancellation_sends_cancel_to_the_browser(env):
     await b.close()
 
 
-async def test_browser_errors_become_is_error_results(env):
-    b = await start_browser(env, {"a.test": [TOOL]})
-    async with McpSession(env) as mcp:
+async def test_browser_errors_become_is_error_results(sock_env):
+    b = await start_browser(sock_env, {"a.test": [TOOL]})
+    async with McpSession(sock_env) as mcp:
         await mcp.wait_tools(lambda n: "a_test__search_emails" in n)
 
         async def fail():

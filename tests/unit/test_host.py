@@ -18,11 +18,6 @@ TOOLS = [{"name": "add", "description": "Add", "inputSchema": {"type": "object"}
 
 
 @pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-@pytest.fixture
 async def browser(tmp_path, monkeypatch):
     env = {
         "WEBMCP_SIDECAR_SOCKET_DIR": str(tmp_path / "sock"),

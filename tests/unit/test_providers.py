@@ -26,11 +26,6 @@ TOOLS = [
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def llm():
     with FakeLLM() as server:
         yield server
