@@ -8,6 +8,7 @@ import { ChatView } from './chat-view.js';
 import { h } from './dom.js';
 import { InspectorView } from './inspector-view.js';
 import { LogView } from './log-view.js';
+import { SessionsView } from './sessions-view.js';
 import { SettingsView } from './settings-view.js';
 
 const PORT_NAME = 'webmcp-panel';
@@ -43,6 +44,7 @@ const views = {
   chat: new ChatView(document.getElementById('view-chat'), app),
   inspector: new InspectorView(document.getElementById('view-inspector'), app),
   log: new LogView(document.getElementById('view-log'), app, document.getElementById('log-count')),
+  sessions: new SessionsView(document.getElementById('view-sessions')),
   settings: new SettingsView(document.getElementById('view-settings'), app),
 };
 
@@ -145,7 +147,7 @@ chrome.tabs.onRemoved.addListener(scheduleTarget);
 chrome.tabs.onUpdated.addListener((_id, info) => { if (info.url || info.title || info.status) scheduleTarget(); });
 chrome.windows?.onFocusChanged?.addListener(scheduleTarget);
 
-// --- tabs (keyboard: arrows within the tab list, Alt+1..4 anywhere) --------------------------
+// --- tabs (keyboard: arrows within the tab list, Alt+1..5 anywhere) --------------------------
 
 const tabButtons = [...document.querySelectorAll('[role="tab"]')];
 
@@ -158,6 +160,7 @@ function selectTab(button, focus = false) {
   }
   if (focus) button.focus();
   const name = button.id.replace('tab-', '');
+  for (const [other, view] of Object.entries(views)) if (other !== name) /** @type {any} */ (view).hidden?.();
   views[name]?.shown?.();
   document.body.dataset.view = name;
 }
@@ -173,7 +176,7 @@ document.querySelector('.tabs').addEventListener('keydown', (e) => {
   selectTab(tabButtons[(next + tabButtons.length) % tabButtons.length], true);
 });
 document.addEventListener('keydown', (e) => {
-  if (e.altKey && e.key >= '1' && e.key <= '4') {
+  if (e.altKey && e.key >= '1' && e.key <= String(tabButtons.length)) {
     e.preventDefault();
     selectTab(tabButtons[Number(e.key) - 1], true);
   }

@@ -320,3 +320,21 @@ async def test_the_agent_reads_and_acts_on_the_users_tab_with_browser_tools(s: S
     # The model got the demo tab's outline: its heading and the search form's controls.
     sent = json.dumps(s.llm.requests[1].body["messages"])
     assert "SkyHop" in sent and "Search" in sent
+
+
+async def test_sessions_view_lists_mcp_sessions_and_closes_their_tabs(s: Session, demo_url):
+    async with McpSession(s.env, name="Claude Code") as mcp:
+        await mcp.wait_tools(lambda n: "browser_navigate" in n)
+        r = await mcp.call("browser_navigate", {"url": demo_url})
+        assert not r.is_error
+        await mcp.wait_tools(lambda n: "browser_snapshot" in n)  # the session has a tab now
+        await s.panel.click("#tab-sessions")
+        session = s.panel.locator("article.session")
+        await expect(session.locator(".session-name")).to_have_text("Claude Code", timeout=10_000)
+        await expect(session.locator(".session-tabs li")).to_have_count(1)
+        await expect(session.locator(".session-tabs li")).to_contain_text("SkyHop")
+        await shot(s.panel, "sessions")
+        await session.locator("button.close-tabs").click()
+        # The session's tab is gone, and its page tools with it.
+        await mcp.wait_tools(lambda n: "browser_snapshot" not in n)
+        await expect(session.locator(".session-tabs li")).to_have_count(0)
