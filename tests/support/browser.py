@@ -1,7 +1,7 @@
 """Debian's Chromium, driven by Playwright, with our unpacked extension and a fresh profile
 whose NativeMessagingHosts holds our manifest, so Chromium itself starts our real host.
 
-Used by the end-to-end tests and the benchmarks. Never `playwright install`: we pass
+Used by the end-to-end tests and the benchmarks. Playwright never downloads a browser of its own here: we pass
 `executable_path` to the system's Chromium.
 """
 
