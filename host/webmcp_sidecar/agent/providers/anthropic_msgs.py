@@ -12,7 +12,7 @@ from ..presets import Preset
 from ..toolset import ToolSpec
 from .args import parse
 from .base import Calls, StreamEvent, TextPiece
-from .errors import from_exception
+from .errors import SdkProvider
 
 MAX_TOKENS = 4096
 
@@ -46,23 +46,13 @@ def to_anthropic(messages: list[Message]) -> list[dict[str, Any]]:
     return out
 
 
-class AnthropicMessages:
+class AnthropicMessages(SdkProvider):
     def __init__(self, preset: Preset, base_url: str, model: str, api_key: str) -> None:
-        self.preset = preset
-        self.label = preset.label
-        self.base_url = base_url
-        self.model = model
+        super().__init__(preset, base_url, model)
         self.client = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, max_retries=0,
             timeout=anthropic.Timeout(120.0, connect=10.0),
         )
-
-    async def aclose(self) -> None:
-        await self.client.close()
-
-    def _error(self, e: BaseException) -> Exception:
-        return from_exception(e, label=self.label, provider_id=self.preset.id, model=self.model,
-                              base_url=self.base_url)
 
     async def stream(self, system: str, messages: list[Message],
                      tools: list[ToolSpec]) -> AsyncIterator[StreamEvent]:

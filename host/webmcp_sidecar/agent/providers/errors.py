@@ -142,3 +142,23 @@ def from_exception(e: BaseException, *, label: str, provider_id: str, model: str
             400 if (_CONTEXT.search(detail) or _TOOLS.search(detail)) else 500)
         return explain(status_guess, detail, **ctx)
     return ProviderError("protocol", f"{label} sent something unexpected ({name}: {str(e)[:200]}).")
+
+
+class SdkProvider:
+    """What the SDK-backed providers share: where they talk to, closing their client, and
+    turning the SDK's exceptions into a plain ProviderError."""
+
+    client: Any  # the SDK's async client, set by the subclass
+
+    def __init__(self, preset: Any, base_url: str, model: str) -> None:
+        self.preset = preset
+        self.label = preset.label
+        self.base_url = base_url
+        self.model = model
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+    def _error(self, e: BaseException) -> Exception:
+        return from_exception(e, label=self.label, provider_id=self.preset.id, model=self.model,
+                              base_url=self.base_url)

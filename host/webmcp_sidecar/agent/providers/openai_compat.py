@@ -14,7 +14,7 @@ from ..presets import Preset
 from ..toolset import ToolSpec
 from .args import CallAccumulator
 from .base import Calls, StreamEvent, TextPiece
-from .errors import from_exception
+from .errors import SdkProvider
 
 
 def to_openai(system: str, messages: list[Message]) -> list[dict[str, Any]]:
@@ -47,25 +47,15 @@ def tool_params(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
-class OpenAICompat:
+class OpenAICompat(SdkProvider):
     def __init__(self, preset: Preset, base_url: str, model: str, api_key: str) -> None:
-        self.preset = preset
-        self.label = preset.label
-        self.base_url = base_url
-        self.model = model
+        super().__init__(preset, base_url, model)
         # Retries are the user's call (they see the error and can send again): a silent retry
         # on 429 would only make the wait longer.
         self.client = openai.AsyncOpenAI(
             api_key=api_key or "not-needed", base_url=base_url, max_retries=0,
             timeout=openai.Timeout(120.0, connect=10.0),
         )
-
-    async def aclose(self) -> None:
-        await self.client.close()
-
-    def _error(self, e: BaseException) -> Exception:
-        return from_exception(e, label=self.label, provider_id=self.preset.id, model=self.model,
-                              base_url=self.base_url)
 
     async def stream(self, system: str, messages: list[Message],
                      tools: list[ToolSpec]) -> AsyncIterator[StreamEvent]:
