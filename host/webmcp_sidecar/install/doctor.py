@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from . import clients as cl
-from .engine import Context
+from .engine import Context, TargetOptions
 from .state import sha256
 
 Status = Literal["ok", "warn", "fail", "skip"]
@@ -47,11 +47,7 @@ class DoctorReport(BaseModel):
 
 
 @dataclass
-class DoctorOptions:
-    browsers: list[str] = field(default_factory=list)
-    user_data_dir: Path | None = None
-    extension_ids: list[str] = field(default_factory=list)
-    system: bool = False
+class DoctorOptions(TargetOptions):
     launch: bool = True
     timeout: float = 10.0
 

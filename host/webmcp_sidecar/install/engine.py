@@ -87,11 +87,17 @@ class Context:
 
 
 @dataclass
-class InstallOptions:
+class TargetOptions:
+    """Which browsers and profiles a command is about (install, uninstall, doctor alike)."""
+
     browsers: list[str] = field(default_factory=list)
     user_data_dir: Path | None = None
     extension_ids: list[str] = field(default_factory=list)
     system: bool = False
+
+
+@dataclass
+class InstallOptions(TargetOptions):
     clients: list[str] | None = None  # None = every detected client
     no_clients: bool = False
 
