@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..entry.validation import check_arguments, schema_key
+from ..entry.validation import check_arguments_async, schema_key
 from ..native.codec import dumps
 from . import conversations, keys, providers, rules, settings, toolset
 from . import protocol as p
@@ -259,7 +259,7 @@ async def run_call(host: Any, call: dict[str, Any], spec: ToolSpec, args: dict[s
                    timeout: float) -> str:
     """Check `args`, send `call` (a site tool's `call` or a `browser_call`) through the host, and
     return the result as the model reads it; raise ToolFailed with a plain message otherwise."""
-    problem = check_arguments(schema_key(spec.parameters), args)
+    problem = await check_arguments_async(schema_key(spec.parameters), args)
     if problem:
         raise ToolFailed(f"Not run. {problem}", "invalid_args")
     if not host.extension_connected:

@@ -32,7 +32,7 @@ from .config import EntryConfig
 from .hosts import HostGone, HostLink, HostPool
 from .results import error_result, text_result, to_call_result
 from .stdio import fast_stdio_server
-from .validation import check_arguments, schema_key
+from .validation import check_arguments_async, schema_key
 
 log = logging.getLogger(__name__)
 
@@ -227,7 +227,7 @@ class Entry:
         return await self.call_site(ref, args)
 
     async def call_site(self, ref: SiteToolRef, args: dict[str, Any]) -> types.CallToolResult:
-        problem = check_arguments(ref.schema_json, args)
+        problem = await check_arguments_async(ref.schema_json, args)
         if problem:
             return error_result(f"{problem}\nThe tool's input schema: {ref.schema_json}")
         call = {

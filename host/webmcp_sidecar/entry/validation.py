@@ -1,43 +1,292 @@
-"""Checking tool arguments against the page's inputSchema before the page sees them."""
+"""Checking tool arguments against the page's inputSchema before the page sees them.
+
+The schema comes from a page, so checking must not let it fetch anything, hang, or block the
+event loop:
+- references: an empty registry whose retrieve refuses everything; a `$ref` outside the schema
+  or a `$ref` loop refuses the schema up front (schema_refs.py);
+- regexes run with RE2 (safe_regex.py), in `pattern`, `patternProperties` and
+  `additionalProperties`; a `pattern` RE2 cannot run (lookaround, backreferences) is not
+  enforced (the page still judges its input), nor is a schema with such a `patternProperties`
+  name, nor `unevaluatedProperties` next to `patternProperties` (jsonschema would match those
+  names with Python's backtracking `re`);
+- time: every keyword checks a deadline, so a schema that makes checking explode (nested
+  `anyOf`s through `$ref`s, say) stops with a plain error; `check_arguments_async` tries a cached
+  validator inline for a couple of milliseconds (what almost every call needs) and otherwise
+  runs the check in a worker thread.
+"""
 
 from __future__ import annotations
 
 import json
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from functools import lru_cache
+from itertools import islice
 from typing import Any
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import SchemaError
+import anyio
+import referencing
+import referencing.exceptions
+from jsonschema import Draft202012Validator, ValidationError, validators
+
+from .safe_regex import compile_pattern, search
+from .schema_refs import inspect
+
+DEADLINE_S = 1.0  # the most one check may take, in a worker thread
+INLINE_BUDGET_S = 0.002  # how long a check may hold the event loop before moving to a thread
+_MAX_ERRORS = 100
+
+TOO_SLOW = ("Not checked: the tool's input schema took too long to check against these arguments "
+            f"(over {DEADLINE_S:g} s), so the call was not sent to the page.")
 
 
-@lru_cache(maxsize=1024)
-def _validator(schema_json: str) -> Draft202012Validator | None:
+class _TooSlow(Exception):
+    pass
+
+
+class _Clock(threading.local):
+    deadline = math.inf  # per thread: the event loop's inline tries and workers never share one
+
+
+_clock = _Clock()
+
+
+def _refuse(uri: str) -> referencing.Resource[Any]:
+    raise referencing.exceptions.NoSuchResource(ref=uri)
+
+
+_NO_FETCH: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
+
+
+# --- keywords: page regexes through RE2, no quadratic uniqueItems, a deadline everywhere ----------
+
+def _pattern(validator: Any, patrn: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and compile_pattern(patrn) is not None \
+            and not search(patrn, instance):
+        yield ValidationError(f"{_short(repr(instance))} does not match {_short(repr(patrn))}")
+
+
+def _pattern_properties(validator: Any, pp: dict[str, Any], instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    for patrn, subschema in pp.items():
+        for k, v in instance.items():
+            if search(patrn, k):
+                yield from validator.descend(v, subschema, path=k, schema_path=patrn)
+
+
+def _additional_properties(validator: Any, ap: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    props, patterns = schema.get("properties", {}), schema.get("patternProperties", {})
+    extras = [k for k in instance if k not in props and not any(search(p, k) for p in patterns)]
+    if validator.is_type(ap, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], ap, path=extra)
+    elif not ap and extras:
+        if patterns:
+            names = ", ".join(repr(e) for e in sorted(extras))
+            verb = "does" if len(extras) == 1 else "do"
+            listed = ", ".join(repr(p) for p in sorted(patterns))
+            yield ValidationError(_short(f"{names} {verb} not match any of the regexes: {listed}"))
+        else:
+            names = ", ".join(repr(e) for e in sorted(extras))
+            verb = "was" if len(extras) == 1 else "were"
+            text = f"Additional properties are not allowed ({names} {verb} unexpected)"
+            yield ValidationError(_short(text))
+
+
+def _unique_items(validator: Any, ui: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if ui and validator.is_type(instance, "array"):
+        seen: set[Any] = set()
+        for item in instance:
+            key = _canonical(item)
+            if key in seen:
+                yield ValidationError(f"{_short(repr(instance))} has non-unique elements")
+                return
+            seen.add(key)
+
+
+def _canonical(v: Any) -> Any:
+    """A hashable stand-in equal exactly when JSON Schema calls two values equal (1 == 1.0,
+    true != 1), so uniqueItems is one pass instead of jsonschema's pairwise comparison."""
+    if isinstance(v, bool) or v is None:
+        return ("b", v)
+    if isinstance(v, str | int | float):
+        return v
+    if isinstance(v, list | tuple):
+        return ("l", tuple(_canonical(x) for x in v))
+    if isinstance(v, dict):
+        return ("d", frozenset((k, _canonical(x)) for k, x in v.items()))
+    return ("o", id(v))
+
+
+def _not_enforced(validator: Any, value: Any, instance: Any, schema: Any) -> None:
+    return None
+
+
+def _timed(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+        if time.monotonic() > _clock.deadline:
+            raise _TooSlow
+        return fn(validator, value, instance, schema)
+    return keyword
+
+
+@lru_cache(maxsize=32)
+def _safe_class(base: Any, skip_unevaluated_properties: bool) -> Any:
+    own: dict[str, Callable[..., Any]] = {
+        "pattern": _pattern, "patternProperties": _pattern_properties,
+        "additionalProperties": _additional_properties, "uniqueItems": _unique_items,
+    }
+    if skip_unevaluated_properties:
+        own["unevaluatedProperties"] = _not_enforced
+    merged = {**base.VALIDATORS, **{k: f for k, f in own.items() if k in base.VALIDATORS}}
+    return validators.extend(base, {k: _timed(f) for k, f in merged.items()})
+
+
+# --- building (once per schema) ----------------------------------------------------------------
+
+class _Refused:
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+Built = Any  # a validator, None (not enforced: the page judges), or _Refused
+
+
+def _build(schema_json: str) -> Built:
     schema = json.loads(schema_json)
-    cls = validators.validator_for(schema, default=Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except SchemaError:
+    if not isinstance(schema, dict | bool):
+        return None
+    base = validators.validator_for(schema, default=Draft202012Validator)
+    # The schema against its metaschema, with no `format` checks (jsonschema's `regex` format
+    # would compile every page pattern with Python's `re`).
+    meta = _safe_class(validators.validator_for(base.META_SCHEMA, default=base), False)
+    if next(meta(base.META_SCHEMA, registry=_NO_FETCH).iter_errors(schema), None) is not None:
         return None  # a page's broken schema cannot be enforced; the page gets to judge
-    return cls(schema)  # type: ignore[return-value]
+    found = inspect(schema)
+    if found.problem:
+        return _Refused(f"The tool's input schema cannot be used: {found.problem}. "
+                        "The call was not sent to the page.")
+    if any(compile_pattern(p) is None for p in found.property_patterns):
+        return None  # a property-name regex RE2 cannot run: the page judges
+    skip = found.unevaluated_properties and bool(found.property_patterns)
+    return _safe_class(base, skip)(schema, registry=_NO_FETCH)
 
+
+class _Cache:
+    """Built validators by schema JSON, most recently used kept."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[str, Built] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: str) -> tuple[bool, Built]:
+        with self.lock:
+            if key not in self.items:
+                return False, None
+            self.items.move_to_end(key)
+            return True, self.items[key]
+
+    def put(self, key: str, value: Built) -> None:
+        with self.lock:
+            self.items[key] = value
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+
+_cache = _Cache(256)
+
+
+# --- checking ----------------------------------------------------------------------------------
 
 def schema_key(schema: dict[str, Any] | None) -> str | None:
     return None if schema is None else json.dumps(schema, sort_keys=True)
 
 
-def check_arguments(schema_json: str | None, args: dict[str, Any]) -> str | None:
-    """None when `args` fit the schema, else a plain message listing what is wrong."""
+def check_arguments(schema_json: str | None, args: dict[str, Any],
+                    deadline_s: float = DEADLINE_S) -> str | None:
+    """None when `args` fit the schema, else a plain message listing what is wrong (or why the
+    schema could not be used). Blocks for up to `deadline_s`: async code uses
+    `check_arguments_async`."""
     if schema_json is None:
         return None
-    v = _validator(schema_json)
-    if v is None:
+    _clock.deadline = time.monotonic() + deadline_s
+    try:
+        hit, built = _cache.get(schema_json)
+        if not hit:
+            try:
+                built = _build(schema_json)
+            except _TooSlow:
+                built = _Refused("The tool's input schema is too complex to check, so the call "
+                                 "was not sent to the page.")
+            except Exception:  # a schema jsonschema cannot read: the page judges
+                built = None
+            _cache.put(schema_json, built)
+        return _run(built, args)
+    except _TooSlow:
+        return TOO_SLOW
+    finally:
+        _clock.deadline = math.inf
+
+
+async def check_arguments_async(schema_json: str | None, args: dict[str, Any]) -> str | None:
+    """`check_arguments` that never holds the event loop for more than a few milliseconds."""
+    if schema_json is None:
         return None
-    errors = sorted(v.iter_errors(args), key=lambda e: list(e.absolute_path))
+    hit, built = _cache.get(schema_json)
+    if hit:
+        _clock.deadline = time.monotonic() + INLINE_BUDGET_S
+        try:
+            return _run(built, args)
+        except _TooSlow:
+            pass  # a slow one: again, in a thread, with the whole deadline
+        finally:
+            _clock.deadline = math.inf
+    try:
+        # The worker stops itself at its deadline; this is the backstop for one slow keyword.
+        with anyio.fail_after(DEADLINE_S + 1):
+            return await anyio.to_thread.run_sync(check_arguments, schema_json, args,
+                                                  abandon_on_cancel=True)
+    except TimeoutError:
+        return TOO_SLOW
+
+
+def _run(built: Built, args: dict[str, Any]) -> str | None:
+    if built is None:
+        return None
+    if isinstance(built, _Refused):
+        return built.message
+    try:
+        errors = list(islice(built.iter_errors(args), _MAX_ERRORS))
+    except referencing.exceptions.Unresolvable as e:
+        return (f"The tool's input schema cannot be used: it refers to `{_short(str(e.ref))}`, "
+                "which it does not contain. The call was not sent to the page.")
+    except RecursionError:
+        return "Not checked: the arguments nest too deeply to check against the tool's input schema."
+    except _TooSlow:
+        raise
+    except Exception:  # jsonschema or referencing tripping over an odd schema
+        return ("Not checked: the tool's input schema could not be checked, so the call was not "
+                "sent to the page.")
     if not errors:
         return None
+    errors.sort(key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in e.absolute_path])
     lines = []
     for e in errors[:8]:
         where = "/".join(str(p) for p in e.absolute_path)
-        lines.append(f"- {where or '(arguments)'}: {e.message}")
-    more = f"\n(and {len(errors) - 8} more)" if len(errors) > 8 else ""
+        lines.append(f"- {_short(where, 100) or '(arguments)'}: {_short(e.message)}")
+    more = ""
+    if len(errors) > 8:
+        more = f"\n(and {'at least ' if len(errors) == _MAX_ERRORS else ''}{len(errors) - 8} more)"
     return "Invalid arguments:\n" + "\n".join(lines) + more
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
