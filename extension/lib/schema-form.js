@@ -3,6 +3,8 @@
 // call's arguments, or says which field is wrong. Anything the form cannot express falls back
 // to a raw JSON field.
 
+import { patternTester } from './safe-pattern.js';
+
 /**
  * @typedef {{kind: 'object', fields: {name: string, required: boolean, field: Field}[],
  *     extra: boolean} & Common} ObjectField
@@ -143,11 +145,10 @@ function convert(f, raw, path, errors, required) {
     case 'string':
       if (raw === undefined || raw === '') return missing();
       if (f.pattern) {
-        try {
-          if (!new RegExp(f.pattern, 'u').test(raw)) errors.push({ path: where, message: `must match ${f.pattern}` });
-        } catch {
-          // a pattern JS cannot read: the page will judge
-        }
+        // Never the built-in RegExp: a page's pattern could backtrack for minutes on this
+        // thread. A pattern (or input) the linear matcher does not take is left to the page.
+        const test = patternTester(f.pattern);
+        if (test && test(String(raw)) === false) errors.push({ path: where, message: `must match ${f.pattern}` });
       }
       return String(raw);
     case 'number':

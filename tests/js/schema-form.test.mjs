@@ -114,3 +114,45 @@ test('no schema, a broken schema, and deep nesting do not throw', () => {
   assert.equal(f.kind, 'json');
   assert.ok(depth <= 8);
 });
+
+test("a page's pattern never runs in the built-in RegExp engine, and a backtracking one answers", () => {
+  const hostile = '^(a+)+$';
+  const m = formModel({ type: 'object', properties: { s: { type: 'string', pattern: hostile } }, required: ['s'] });
+  const Real = globalThis.RegExp;
+  const seen = [];
+  // A RegExp built from the page's pattern is the one that would hang the panel: refuse to
+  // build it (so this test fails rather than hangs) and remember that it was asked for.
+  const guard = (args) => {
+    seen.push(String(args[0]));
+    if (String(args[0]).includes('(a+)+')) throw new Error('a page pattern reached RegExp');
+  };
+  globalThis.RegExp = new Proxy(Real, {
+    construct(target, args) {
+      guard(args);
+      return Reflect.construct(target, args);
+    },
+    apply(target, self, args) {
+      guard(args);
+      return Reflect.apply(target, self, args);
+    },
+  });
+  let bad;
+  let good;
+  try {
+    bad = toArgs(m, { s: `${'a'.repeat(40)}!` });
+    good = toArgs(m, { s: 'a'.repeat(40) });
+  } finally {
+    globalThis.RegExp = Real;
+  }
+  assert.deepEqual(bad.errors, [{ path: 's', message: `must match ${hostile}` }]);
+  assert.deepEqual(good, { ok: true, value: { s: 'a'.repeat(40) } });
+  assert.ok(!seen.some((p) => p.includes('(a+)+')), seen.join(', '));
+});
+
+test('patterns the safe matcher does not read are left to the page', () => {
+  const m = formModel({ type: 'object', properties: {
+    pw: { type: 'string', pattern: '^(?=.*\\d).{8,}$' }, // lookahead
+    twice: { type: 'string', pattern: '^(a)\\1$' }, // backreference
+  } });
+  assert.deepEqual(toArgs(m, { pw: 'short', twice: 'ab' }), { ok: true, value: { pw: 'short', twice: 'ab' } });
+});
