@@ -157,3 +157,23 @@ async def test_a_cached_small_schema_is_checked_without_a_thread(monkeypatch):
 def test_messages_stay_short_whatever_the_arguments():
     msg = check(backtracking_pattern(), {"s": "b" * 100_000})
     assert msg is not None and len(msg) < 1000
+
+
+@pytest.mark.anyio
+async def test_a_long_text_is_matched_in_a_worker_not_on_the_event_loop(monkeypatch):
+    key = schema_key(backtracking_pattern())
+    assert await check_arguments_async(key, {"s": "a"}) is None  # built and cached
+    hops = 0
+    real = anyio.to_thread.run_sync
+
+    async def counting(*a, **kw):
+        nonlocal hops
+        hops += 1
+        return await real(*a, **kw)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counting)
+    assert await check_arguments_async(key, {"s": "a" * 10}) is None
+    assert hops == 0
+    msg = await check_arguments_async(key, {"s": "a" * 1_000_000 + "!"})
+    assert msg is not None and "does not match" in msg
+    assert hops == 1

@@ -49,9 +49,22 @@ class _TooSlow(Exception):
 
 class _Clock(threading.local):
     deadline = math.inf  # per thread: the event loop's inline tries and workers never share one
+    inline = False  # on the event loop: one long uninterruptible step goes to a thread instead
 
 
 _clock = _Clock()
+_INLINE_MAX_TEXT = 65536  # characters one RE2 search may scan on the event loop
+
+
+def _tick() -> None:
+    if time.monotonic() > _clock.deadline:
+        raise _TooSlow
+
+
+def _searched(patrn: str, text: str) -> bool:
+    if _clock.inline and len(text) > _INLINE_MAX_TEXT:
+        raise _TooSlow  # linear, but long: not on the event loop
+    return search(patrn, text)
 
 
 def _refuse(uri: str) -> referencing.Resource[Any]:
@@ -65,7 +78,7 @@ _NO_FETCH: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  #
 
 def _pattern(validator: Any, patrn: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
     if validator.is_type(instance, "string") and compile_pattern(patrn) is not None \
-            and not search(patrn, instance):
+            and not _searched(patrn, instance):
         yield ValidationError(f"{_short(repr(instance))} does not match {_short(repr(patrn))}")
 
 
@@ -74,7 +87,8 @@ def _pattern_properties(validator: Any, pp: dict[str, Any], instance: Any, schem
         return
     for patrn, subschema in pp.items():
         for k, v in instance.items():
-            if search(patrn, k):
+            _tick()
+            if _searched(patrn, k):
                 yield from validator.descend(v, subschema, path=k, schema_path=patrn)
 
 
@@ -82,7 +96,11 @@ def _additional_properties(validator: Any, ap: Any, instance: Any, schema: Any) 
     if not validator.is_type(instance, "object"):
         return
     props, patterns = schema.get("properties", {}), schema.get("patternProperties", {})
-    extras = [k for k in instance if k not in props and not any(search(p, k) for p in patterns)]
+    extras = []
+    for k in instance:
+        _tick()
+        if k not in props and not any(_searched(p, k) for p in patterns):
+            extras.append(k)
     if validator.is_type(ap, "object"):
         for extra in extras:
             yield from validator.descend(instance[extra], ap, path=extra)
@@ -102,7 +120,9 @@ def _additional_properties(validator: Any, ap: Any, instance: Any, schema: Any) 
 def _unique_items(validator: Any, ui: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
     if ui and validator.is_type(instance, "array"):
         seen: set[Any] = set()
-        for item in instance:
+        for i, item in enumerate(instance):
+            if i % 256 == 0:
+                _tick()
             key = _canonical(item)
             if key in seen:
                 yield ValidationError(f"{_short(repr(instance))} has non-unique elements")
@@ -130,8 +150,7 @@ def _not_enforced(validator: Any, value: Any, instance: Any, schema: Any) -> Non
 
 def _timed(fn: Callable[..., Any]) -> Callable[..., Any]:
     def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
-        if time.monotonic() > _clock.deadline:
-            raise _TooSlow
+        _tick()
         return fn(validator, value, instance, schema)
     return keyword
 
@@ -242,13 +261,13 @@ async def check_arguments_async(schema_json: str | None, args: dict[str, Any]) -
         return None
     hit, built = _cache.get(schema_json)
     if hit:
-        _clock.deadline = time.monotonic() + INLINE_BUDGET_S
+        _clock.deadline, _clock.inline = time.monotonic() + INLINE_BUDGET_S, True
         try:
             return _run(built, args)
         except _TooSlow:
             pass  # a slow one: again, in a thread, with the whole deadline
         finally:
-            _clock.deadline = math.inf
+            _clock.deadline, _clock.inline = math.inf, False
     try:
         # The worker stops itself at its deadline; this is the backstop for one slow keyword.
         with anyio.fail_after(DEADLINE_S + 1):
@@ -289,4 +308,9 @@ def _run(built: Built, args: dict[str, Any]) -> str | None:
 
 
 def _short(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
+    """At most about `limit` characters, keeping the end (jsonschema's messages put the value
+    first and what is wrong with it last)."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 3
+    return text[: limit - tail] + "…" + text[-tail:]
