@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 import re2
 
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False  # a page's bad pattern is not worth a line on our stderr
+_OPTIONS.max_mem = 1 << 20  # per pattern (program + DFA cache); past it RE2 stays linear, slower
 _MAX_PATTERN = 8192  # characters; longer is no pattern a form needs
 
 # \uXXXX (a surrogate pair of them counts as one character) and \u{X...}
@@ -50,9 +52,9 @@ def to_re2(pattern: str) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=2048)
-def compile_pattern(pattern: str) -> re2._Regexp | None:
-    """The compiled pattern, or None when RE2 cannot run it."""
+@lru_cache(maxsize=256)
+def compile_pattern(pattern: str) -> Any:
+    """The compiled RE2 pattern, or None when RE2 cannot run it."""
     if len(pattern) > _MAX_PATTERN:
         return None
     try:
