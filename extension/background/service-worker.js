@@ -13,8 +13,10 @@ import { explainNativeError } from '../lib/native-errors.js';
 import {
   BROWSER_TO_HOST_SPLIT, HOST_NAME, PAGE_PORT_NAME, PROTOCOL_VERSION, TIMEOUT_GRACE_MS,
 } from '../lib/protocol.js';
+import { SITE_UPDATE_BURST, SITE_UPDATE_INTERVAL_MS } from '../lib/limits.js';
+import { RateLimit } from '../lib/rate-limit.js';
 import { Registry } from '../lib/registry.js';
-import { siteOf } from '../lib/site.js';
+import { isHttps, siteOf } from '../lib/site.js';
 import { installPanelBridge } from './panel-bridge.js';
 import { installBrowserTools } from './browser-tools.js';
 
@@ -30,6 +32,10 @@ const OPENABLE_PROTOCOLS = ['http:', 'https:', 'file:'];
 const noop = () => {};
 
 const registry = new Registry();
+/** `site_tools` per site: a page that changes its tools all the time costs every client little. */
+const siteRate = new RateLimit({ burst: SITE_UPDATE_BURST, intervalMs: SITE_UPDATE_INTERVAL_MS });
+/** The notice last written to the host's log, per site. */
+const loggedNotices = new Map();
 const backoff = new Backoff();
 const reassembler = new Reassembler();
 
@@ -46,7 +52,7 @@ const link = {
 
 /**
  * Content-script ports by "tabId:frameId": only the current port of a frame reports tools.
- * @type {Map<string, {port: chrome.runtime.Port, site: string|null}>}
+ * @type {Map<string, {port: chrome.runtime.Port, site: string|null, https: boolean, top: boolean}>}
  */
 const framePorts = new Map();
 
@@ -64,6 +70,7 @@ let focusedWindow = /** @type {number|undefined} */ (undefined);
 let chunkCounter = 0;
 let flushTimer = /** @type {ReturnType<typeof setTimeout>|null} */ (null);
 let graceTimer = /** @type {ReturnType<typeof setTimeout>|null} */ (null);
+let rateTimer = /** @type {ReturnType<typeof setTimeout>|null} */ (null);
 
 const frameKey = (tabId, frameId) => `${tabId}:${frameId}`;
 
@@ -94,7 +101,9 @@ function connect() {
     browser: browserLabel(navigator.userAgent, /** @type {any} */ (navigator).userAgentData?.brands),
     protocol: PROTOCOL_VERSION,
   });
-  send({ type: 'registry', sites: registry.takeSnapshot() });
+  const sites = registry.takeSnapshot();
+  const notices = registry.notices();
+  send(Object.keys(notices).length ? { type: 'registry', sites, notices } : { type: 'registry', sites });
   // The pong tells us quickly that the host is really there (Chrome opens the port even
   // when the host cannot start, and only then disconnects it).
   send({ type: 'ping', id: CONNECT_PING_ID });
@@ -343,7 +352,7 @@ chrome.runtime.onConnect.addListener((port) => {
   // A prerendered page is not the tab's page until it is activated.
   const top = frameId === 0 ||
     (sender.frameType === 'outermost_frame' && sender.documentLifecycle !== 'prerender');
-  framePorts.set(key, { port, site: siteOf(frameUrl) });
+  framePorts.set(key, { port, site: siteOf(frameUrl), https: isHttps(frameUrl), top });
 
   port.onMessage.addListener((msg) => {
     if (!msg || typeof msg !== 'object') return;
@@ -353,7 +362,7 @@ chrome.runtime.onConnect.addListener((port) => {
     } else if (msg.type === 'tools') {
       if (framePorts.get(key)?.port !== port) return; // a document that has been replaced
       const moved = registry.reportFrame(tabId, frameId, tab.windowId, frameUrl || String(msg.url ?? ''),
-        msg.tools, msg.native === true, { top, tabUrl: tab.url });
+        msg.tools, msg.native === true, { top, tabUrl: tab.url, dropped: msg.dropped });
       if (moved) afterSiteChange(tabId, port);
       scheduleFlush();
     }
@@ -379,10 +388,13 @@ chrome.runtime.onConnect.addListener((port) => {
  */
 function afterSiteChange(tabId, reporter) {
   const site = registry.siteOfTab(tabId);
+  const https = registry.tabIsHttps(tabId);
   const prefix = `${tabId}:`;
   for (const [key, entry] of framePorts) {
     if (!key.startsWith(prefix)) continue;
-    if (entry.site !== site) framePorts.delete(key);
+    // A main document of the other scheme (http left for https, or back) is the old page too:
+    // its late report must not turn the tab back.
+    if (entry.site !== site || (entry.top && entry.https !== https && entry.port !== reporter)) framePorts.delete(key);
     else if (entry.port !== reporter) postToFrame(entry.port, { type: 'sync' });
   }
 }
@@ -418,13 +430,34 @@ function scheduleFlush() {
 function flush() {
   flushTimer = null;
   if (!link.port) return; // a host that connects later gets the whole registry
-  for (const { site, tools } of registry.takeChanges({ holdReloading: true })) send({ type: 'site_tools', site, tools });
+  sendChanges({ holdReloading: true });
   if (registry.hasUntakenChanges() && graceTimer === null) {
     graceTimer = setTimeout(() => {
       graceTimer = null;
-      if (!link.port) return;
-      for (const { site, tools } of registry.takeChanges()) send({ type: 'site_tools', site, tools });
+      if (link.port) sendChanges({});
     }, RELOAD_GRACE_MS);
+  }
+}
+
+/**
+ * Sends the sites' changes the rate limit lets through; the others stay in the registry and
+ * go, in their state of then, when their turn comes.
+ * @param {{holdReloading?: boolean}} opts
+ */
+function sendChanges(opts) {
+  const now = Date.now();
+  for (const { site, tools, notice } of registry.takeChanges({ ...opts, allow: (s) => siteRate.take(s, now) })) {
+    send(notice ? { type: 'site_tools', site, tools, notice } : { type: 'site_tools', site, tools });
+    if (notice && loggedNotices.get(site) !== notice) logToHost('warning', notice);
+    if (notice) loggedNotices.set(site, notice);
+    else loggedNotices.delete(site);
+  }
+  const wait = siteRate.waitMs(now);
+  if (wait !== null && rateTimer === null) {
+    rateTimer = setTimeout(() => {
+      rateTimer = null;
+      flush();
+    }, wait);
   }
 }
 
@@ -468,6 +501,7 @@ function status() {
     hint: link.hint,
     retryInMs: !link.port && link.reconnectTimer ? Math.max(0, link.retryAt - Date.now()) : null,
     sites: registry.snapshot(),
+    siteInfo: Object.fromEntries(registry.sites().map((site) => [site, registry.siteInfo(site)])),
     pendingCalls: pending.size,
   };
 }

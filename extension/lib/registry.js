@@ -1,19 +1,29 @@
-// The domain registry (PRODUCT.md section 4): tools belong to a site, not to a tab.
+// The domain registry: tools belong to a site (host[:port]), not to a tab.
 // All tabs of a site share one tool set; a call goes to the site's most recently opened tab
 // that has the tool; only real changes of a site's tool set are reported.
-// Pure logic: the service worker feeds it browser events and sends what it reports.
+// A site with an https tab ignores its plain-http tabs and frames: anyone on the network can
+// rewrite an http page, so it must not define or receive the https site's tools.
+// A site offers at most MAX_TOOLS_PER_SITE tools and MAX_SITE_BYTES of definitions, and says
+// so (a notice) when it is cut. Pure logic: the service worker feeds it browser events and
+// sends what it reports.
 
-import { siteOf } from './site.js';
-import { normalizeTools, canonicalJson } from './tools.js';
+import { isHttps, siteOf } from './site.js';
+import {
+  canonicalJson, capSiteTools, checkDropped, DROP_REASONS, dropNotice, MAX_DROP_EXAMPLES, noDrops, normalizeTools,
+} from './tools.js';
 
 /**
  * @typedef {import('./protocol.js').Tool} Tool
- * @typedef {{site: string|null, top: boolean, tools: Map<string, Tool>, native: boolean}} FrameEntry
- * @typedef {{id: number, site: string|null, windowId: number|undefined, order: number,
- *   frames: Map<number, FrameEntry>}} TabEntry
+ * @typedef {import('./tools.js').Dropped} Dropped
+ * @typedef {{site: string|null, secure: boolean, top: boolean, tools: Map<string, Tool>,
+ *   dropped: Dropped, native: boolean}} FrameEntry
+ * @typedef {{id: number, site: string|null, secure: boolean, windowId: number|undefined,
+ *   order: number, frames: Map<number, FrameEntry>}} TabEntry
  * @typedef {{tabId: number, frameId: number, windowId: number|undefined}} Route
  * @typedef {{reason: 'no_tab'|'not_found'}} NoRoute
- * @typedef {{site: string, tools: Tool[]}} SiteChange
+ * @typedef {{site: string, tools: Tool[], notice?: string}} SiteChange
+ * @typedef {{tools: Tool[], names: Set<string>, secure: boolean, ignoredTabs: number,
+ *   notices: string[]}} SiteView
  */
 
 /** Code-point order, as Python's sorted() would give. */
@@ -31,6 +41,9 @@ export class Registry {
     /** Sites that may differ from what was last taken. */
     /** @type {Set<string>} */
     this._dirty = new Set();
+    /** Each site's computed tool set, until one of its tabs or frames changes. */
+    /** @type {Map<string, SiteView>} */
+    this._views = new Map();
   }
 
   // --- events -----------------------------------------------------------------------------
@@ -45,19 +58,29 @@ export class Registry {
    * @param {string} url the frame's URL
    * @param {unknown} tools
    * @param {boolean} native whether the tools come from the browser's own WebMCP
-   * @param {{top?: boolean, tabUrl?: string}} [opts] top: the tab's main frame (default:
-   *   frameId 0; an activated prerendered page is main with another id); tabUrl: the tab's
-   *   URL, to place a tab first seen through a sub-frame
-   * @returns {boolean} whether the tab changed site
+   * @param {{top?: boolean, tabUrl?: string, dropped?: unknown}} [opts] top: the tab's main
+   *   frame (default: frameId 0; an activated prerendered page is main with another id); tabUrl:
+   *   the tab's URL, to place a tab first seen through a sub-frame; dropped: what the content
+   *   script left out (tools.js `Dropped`)
+   * @returns {boolean} whether the tab changed site (or scheme)
    */
-  reportFrame(tabId, frameId, windowId, url, tools, native, { top = frameId === 0, tabUrl } = {}) {
+  reportFrame(tabId, frameId, windowId, url, tools, native, { top = frameId === 0, tabUrl, dropped } = {}) {
     const frameSite = siteOf(url);
     const tab = this._tabFor(tabId, windowId);
     let moved = false;
-    if (top) moved = this._showSite(tab, frameSite);
-    else if (tab.site === null && tabUrl !== undefined) moved = this._showSite(tab, siteOf(tabUrl));
-    tab.frames.set(frameId, { site: frameSite, top, tools: normalizeTools(tools, native), native: !!native });
-    if (tab.site !== null) this._dirty.add(tab.site);
+    if (top) moved = this._showSite(tab, frameSite, isHttps(url));
+    else if (tab.site === null && tabUrl !== undefined) moved = this._showSite(tab, siteOf(tabUrl), isHttps(tabUrl));
+    const clean = normalizeTools(tools, native);
+    const fromPage = checkDropped(dropped);
+    for (const x of clean.dropped.some) fromPage.some.push(x);
+    for (const why of DROP_REASONS) {
+      const n = clean.dropped.count[why];
+      if (n) fromPage.count[why] = (fromPage.count[why] ?? 0) + n;
+    }
+    tab.frames.set(frameId, {
+      site: frameSite, secure: isHttps(url), top, tools: clean.tools, dropped: fromPage, native: !!native,
+    });
+    if (tab.site !== null) this._touch(tab.site);
     return moved;
   }
 
@@ -65,7 +88,7 @@ export class Registry {
   removeFrame(tabId, frameId) {
     const tab = this.tabs.get(tabId);
     if (!tab || !tab.frames.delete(frameId)) return;
-    if (tab.site !== null) this._dirty.add(tab.site);
+    if (tab.site !== null) this._touch(tab.site);
   }
 
   /** The tab was closed. */
@@ -73,24 +96,24 @@ export class Registry {
     const tab = this.tabs.get(tabId);
     if (!tab) return;
     this.tabs.delete(tabId);
-    if (tab.site !== null) this._dirty.add(tab.site);
+    if (tab.site !== null) this._touch(tab.site);
   }
 
   /**
-   * The tab's URL changed. Another site means its old frames are gone. With a windowId, an
+   * The tab's URL changed. Another site (or scheme) means its old frames are gone. With a windowId, an
    * unknown tab is recorded too, so a site open in a tab whose page reports nothing (yet)
    * answers "no such tool" rather than "no tab".
    * @param {number} tabId
    * @param {string} url
    * @param {number} [windowId]
-   * @returns {boolean} whether the tab changed site
+   * @returns {boolean} whether the tab changed site (or scheme)
    */
   tabNavigated(tabId, url, windowId) {
     const site = siteOf(url);
     if (!this.tabs.has(tabId) && (site === null || windowId === undefined)) return false;
     const tab = this._tabFor(tabId, windowId);
     if (windowId !== undefined) tab.windowId = windowId;
-    return this._showSite(tab, site);
+    return this._showSite(tab, site, isHttps(url));
   }
 
   /** The tab moved to another window. */
@@ -104,22 +127,38 @@ export class Registry {
     return this.tabs.get(tabId)?.site;
   }
 
+  /** @returns {boolean|undefined} whether the tab's page is https; undefined for an unknown tab */
+  tabIsHttps(tabId) {
+    return this.tabs.get(tabId)?.secure;
+  }
+
   // --- queries ----------------------------------------------------------------------------
 
   /**
-   * The site's tool set: the union of its tabs' frames by name, the newest tab's definition
-   * winning (top frame first within a tab), sorted by name.
+   * The site's tool set: the union of its counting tabs' frames by name, the newest tab's
+   * definition winning (top frame first within a tab), within the site limits, sorted by name.
    * @param {string} site
    * @returns {Tool[]}
    */
   siteTools(site) {
-    const merged = new Map();
-    for (const tab of this._tabsOf(site)) {
-      for (const frame of this._framesOf(tab)) {
-        for (const tool of frame.tools.values()) if (!merged.has(tool.name)) merged.set(tool.name, tool);
-      }
-    }
-    return [...merged.values()].sort(byName);
+    return this._view(site).tools;
+  }
+
+  /**
+   * What the Inspector shows about a site besides its tools: its scheme, and plain-language
+   * notices (tools left out, http tabs ignored).
+   * @param {string} site
+   * @returns {{scheme: 'https'|'http', notices: string[]}}
+   */
+  siteInfo(site) {
+    const v = this._view(site);
+    return { scheme: v.secure ? 'https' : 'http', notices: v.notices };
+  }
+
+  /** @returns {string|null} the site's notices as one text, or null */
+  siteNotice(site) {
+    const n = this._view(site).notices;
+    return n.length ? n.join(' ') : null;
   }
 
   /** Sites shown by at least one tab, with or without tools. */
@@ -136,14 +175,15 @@ export class Registry {
    * @returns {Route|NoRoute}
    */
   route(site, toolName) {
-    let anyTab = false;
-    for (const tab of this._tabsOf(site)) {
-      anyTab = true;
-      for (const [frameId, frame] of this._frameEntriesOf(tab)) {
+    const { tabs, secure } = this._countingTabs(site);
+    if (!tabs.length) return { reason: 'no_tab' };
+    if (!this._view(site).names.has(toolName)) return { reason: 'not_found' }; // cut, or none
+    for (const tab of tabs) {
+      for (const [frameId, frame] of this._frameEntriesOf(tab, secure)) {
         if (frame.tools.has(toolName)) return { tabId: tab.id, frameId, windowId: tab.windowId };
       }
     }
-    return { reason: anyTab ? 'not_found' : 'no_tab' };
+    return { reason: 'not_found' };
   }
 
   /** @returns {Record<string, Tool[]>} every site that has tools */
@@ -159,29 +199,44 @@ export class Registry {
 
   // --- change detection -------------------------------------------------------------------
 
+  /** @returns {Record<string, string>} the notice of every site that has one */
+  notices() {
+    /** @type {Record<string, string>} */
+    const out = {};
+    for (const site of this.sites()) {
+      const notice = this.siteNotice(site);
+      if (notice) out[site] = notice;
+    }
+    return out;
+  }
+
   /**
-   * The sites whose tool set differs from what was last taken, with the new set ([] = gone).
-   * With holdReloading, a site that lost tools while one of its tabs has no frame left (a
-   * reload or same-site navigation in flight) is held back, so a page reload that brings
-   * back the same tools produces nothing; call again without it once a grace period is over.
-   * @param {{holdReloading?: boolean}} [options]
+   * The sites whose tool set (or notice) differs from what was last taken, with the new set
+   * ([] = gone). With holdReloading, a site that lost tools while one of its tabs has no frame
+   * left (a reload or same-site navigation in flight) is held back, so a page reload that
+   * brings back the same tools produces nothing; call again without it once a grace period is
+   * over. A site `allow` refuses (rate limiting) stays untaken: a later call gives its then
+   * latest state.
+   * @param {{holdReloading?: boolean, allow?: (site: string) => boolean}} [options]
    * @returns {SiteChange[]}
    */
-  takeChanges({ holdReloading = false } = {}) {
+  takeChanges({ holdReloading = false, allow } = {}) {
     const out = [];
     for (const site of [...this._dirty].sort()) {
       const tools = this.siteTools(site);
-      const json = tools.length ? canonicalJson(tools) : null;
+      const notice = this.siteNotice(site);
+      const json = stateJson(tools, notice);
       const prev = this._taken.get(site);
       if (json === (prev ? prev.json : null)) {
         this._dirty.delete(site);
         continue;
       }
       if (holdReloading && prev && this._losesTools(prev.names, tools) && this._isReloading(site)) continue;
+      if (allow && !allow(site)) continue;
       this._dirty.delete(site);
       if (json === null) this._taken.delete(site);
       else this._taken.set(site, { json, names: new Set(tools.map((t) => t.name)) });
-      out.push({ site, tools });
+      out.push(notice ? { site, tools, notice } : { site, tools });
     }
     return out;
   }
@@ -195,8 +250,10 @@ export class Registry {
   takeSnapshot() {
     const snap = this.snapshot();
     this._taken.clear();
-    for (const [site, tools] of Object.entries(snap)) {
-      this._taken.set(site, { json: canonicalJson(tools), names: new Set(tools.map((t) => t.name)) });
+    for (const site of this.sites()) {
+      const tools = snap[site] ?? [];
+      const json = stateJson(tools, this.siteNotice(site));
+      if (json !== null) this._taken.set(site, { json, names: new Set(tools.map((t) => t.name)) });
     }
     this._dirty.clear();
     return snap;
@@ -209,7 +266,7 @@ export class Registry {
   _tabFor(tabId, windowId) {
     let tab = this.tabs.get(tabId);
     if (!tab) {
-      tab = { id: tabId, site: null, windowId, order: 0, frames: new Map() };
+      tab = { id: tabId, site: null, secure: false, windowId, order: 0, frames: new Map() };
       this.tabs.set(tabId, tab);
     } else if (tab.windowId === undefined) {
       tab.windowId = windowId;
@@ -217,17 +274,25 @@ export class Registry {
     return tab;
   }
 
-  /** The tab now shows `site`: leaving a site drops the old documents' frames. */
-  _showSite(tab, site) {
-    if (tab.site === site) return false;
+  /** The tab now shows `site` over http(s): leaving a site, or switching scheme, drops the old
+   * documents' frames. */
+  _showSite(tab, site, secure) {
+    if (tab.site === site && tab.secure === secure) return false;
     if (tab.site !== null) {
-      this._dirty.add(tab.site);
+      this._touch(tab.site);
       tab.frames.clear();
     }
     tab.site = site;
+    tab.secure = secure;
     tab.order = ++this._order;
-    if (site !== null) this._dirty.add(site);
+    if (site !== null) this._touch(site);
     return true;
+  }
+
+  /** The site's state changed: report it, and compute its tool set again when asked. */
+  _touch(site) {
+    this._dirty.add(site);
+    this._views.delete(site);
   }
 
   /** Tabs showing the site, newest first. */
@@ -237,15 +302,45 @@ export class Registry {
     return list.sort((a, b) => b.order - a.order);
   }
 
-  /** The tab's frames that count for its site: top frame first, then by frame id. */
-  _frameEntriesOf(tab) {
+  /** The tabs that speak for the site: its https tabs if it has any, else all; newest first. */
+  _countingTabs(site) {
+    const all = this._tabsOf(site);
+    const secure = all.some((t) => t.secure);
+    return { tabs: secure ? all.filter((t) => t.secure) : all, secure, ignored: secure ? all.filter((t) => !t.secure).length : 0 };
+  }
+
+  /** The tab's frames that count for its site (only https ones when the site is https): top
+   * frame first, then by frame id. */
+  _frameEntriesOf(tab, secure) {
     return [...tab.frames.entries()]
-      .filter(([, f]) => f.site === tab.site)
+      .filter(([, f]) => f.site === tab.site && (!secure || f.secure))
       .sort((a, b) => Number(b[1].top) - Number(a[1].top) || a[0] - b[0]);
   }
 
-  _framesOf(tab) {
-    return this._frameEntriesOf(tab).map(([, f]) => f);
+  /** @param {string} site @returns {SiteView} */
+  _view(site) {
+    let view = this._views.get(site);
+    if (view) return view;
+    const { tabs, secure, ignored } = this._countingTabs(site);
+    const merged = new Map();
+    const dropped = noDrops();
+    for (const tab of tabs) {
+      for (const [, frame] of this._frameEntriesOf(tab, secure)) {
+        mergeDrops(dropped, frame.dropped);
+        for (const tool of frame.tools.values()) if (!merged.has(tool.name)) merged.set(tool.name, tool);
+      }
+    }
+    const tools = capSiteTools(merged.values(), dropped).sort(byName);
+    const notices = [];
+    const cut = dropNotice(site, dropped);
+    if (cut) notices.push(cut);
+    if (ignored) {
+      notices.push(`${ignored} http:// tab${ignored === 1 ? '' : 's'} of ${site} ${ignored === 1 ? 'is' : 'are'} ignored ` +
+        'while an https:// tab of it is open: a plain-http page cannot add tools to the https site or receive its calls.');
+    }
+    view = { tools, names: new Set(tools.map((t) => t.name)), secure, ignoredTabs: ignored, notices };
+    this._views.set(site, view);
+    return view;
   }
 
   _losesTools(prevNames, tools) {
@@ -255,6 +350,29 @@ export class Registry {
   }
 
   _isReloading(site) {
-    return this._tabsOf(site).some((tab) => this._frameEntriesOf(tab).length === 0);
+    const { tabs, secure } = this._countingTabs(site);
+    return tabs.some((tab) => this._frameEntriesOf(tab, secure).length === 0);
+  }
+}
+
+/** What a site's reported state is compared by: its tools and its notice; null = nothing. */
+function stateJson(tools, notice) {
+  if (!tools.length && !notice) return null;
+  return canonicalJson(tools) + (notice ? `\n${notice}` : '');
+}
+
+/**
+ * Adds one frame's drops to the site's. Frames of several tabs often report the same page's
+ * drops, so counts take the largest per reason and examples are kept once.
+ * @param {Dropped} into @param {Dropped} d
+ */
+function mergeDrops(into, d) {
+  for (const why of DROP_REASONS) {
+    const n = d.count[why];
+    if (n && n > (into.count[why] ?? 0)) into.count[why] = n;
+  }
+  for (const x of d.some) {
+    if (into.some.length >= MAX_DROP_EXAMPLES) break;
+    if (!into.some.some((y) => y.name === x.name && y.why === x.why)) into.some.push(x);
   }
 }

@@ -17,3 +17,18 @@ export function siteOf(url) {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
   return u.host.toLowerCase() || null;
 }
+
+/**
+ * Whether a URL is https. Sites are keyed without the scheme, so the registry uses this to keep
+ * plain-http pages (which anyone on the network can rewrite) away from a site's https tabs.
+ * @param {string} url
+ * @returns {boolean}
+ */
+export function isHttps(url) {
+  if (typeof url !== 'string') return false;
+  try {
+    return new URL(url).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

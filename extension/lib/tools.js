@@ -1,60 +1,234 @@
 // Normalising the tool lists frames report, and canonical JSON for diffing them.
 // The content script already filters what the page sends; this is the last line before the
 // host, whose pydantic models reject a whole message over one bad tool, so every tool that
-// leaves here must fit the `Tool` model.
+// leaves here must fit the `Tool` model, and within the limits of lib/limits.js.
 
+import {
+  MAX_DESCRIPTION, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SITE_BYTES, MAX_TITLE, MAX_TOOLS_PER_FRAME,
+  MAX_TOOLS_PER_SITE,
+} from './limits.js';
 import { TOOL_NAME_RE, TOOL_SOURCES } from './protocol.js';
 
-/** A frame reporting more than this is misbehaving; the rest is ignored. */
-export const MAX_TOOLS_PER_FRAME = 1024;
+export { MAX_TOOLS_PER_FRAME };
 const KNOWN_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'untrustedContentHint'];
+
+/**
+ * Why a tool was left out. The content script uses the same codes in its `dropped` report.
+ * @typedef {'count'|'bytes'|'deep'|'big'|'name'} DropReason
+ * @typedef {{count: Partial<Record<DropReason, number>>, some: {name: string, why: DropReason}[]}} Dropped
+ */
+/** @type {DropReason[]} in the order a notice lists them */
+export const DROP_REASONS = ['count', 'bytes', 'deep', 'big', 'name'];
+/** Names kept per report to show as examples. */
+export const MAX_DROP_EXAMPLES = 16;
 
 /** @param {unknown} v */
 function isPlainObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** UTF-8 length of a string, without allocating. @param {string} s */
+export function utf8Length(s) {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a pair: 2 units, 4 bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
+}
+
 /**
- * One tool in the exact shape of the host's `Tool` model, or null when it cannot be one.
+ * Whether a JSON value stays within `maxDepth` levels of objects/arrays (the value itself is
+ * level 1) and `maxBytes` of compact UTF-8 JSON. The walk is iterative and gives up early: every
+ * value costs at least one byte of JSON, so no more than `maxBytes` values are ever visited.
+ * @param {unknown} value
+ * @returns {'deep'|'big'|null} what is wrong, or null
+ */
+export function jsonOverLimits(value, maxDepth = MAX_SCHEMA_DEPTH, maxBytes = MAX_SCHEMA_BYTES) {
+  /** @type {[unknown, number][]} */
+  const stack = [[value, 1]];
+  let visited = 0;
+  while (stack.length) {
+    const [v, depth] = /** @type {[any, number]} */ (stack.pop());
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > maxDepth) return 'deep';
+    const items = Array.isArray(v) ? v : Object.values(v);
+    visited += items.length;
+    if (visited > maxBytes) return 'big';
+    for (const x of items) if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
+  }
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return 'big'; // not JSON at all (cannot happen for what a port carried)
+  }
+  return text !== undefined && utf8Length(text) > maxBytes ? 'big' : null;
+}
+
+/** Compact JSON size of each tool, computed once. @type {WeakMap<object, number>} */
+const toolSizes = new WeakMap();
+
+/** UTF-8 bytes of a tool's compact JSON. @param {import('./protocol.js').Tool} tool */
+export function toolBytes(tool) {
+  let n = toolSizes.get(tool);
+  if (n === undefined) {
+    n = utf8Length(JSON.stringify(tool));
+    toolSizes.set(tool, n);
+  }
+  return n;
+}
+
+/**
+ * One tool in the exact shape of the host's `Tool` model, or why it cannot be one.
  * @param {any} raw
  * @param {import('./protocol.js').ToolSource} defaultSource
- * @returns {import('./protocol.js').Tool|null}
+ * @returns {import('./protocol.js').Tool|DropReason}
  */
 export function normalizeTool(raw, defaultSource) {
-  if (!isPlainObject(raw) || typeof raw.name !== 'string' || !TOOL_NAME_RE.test(raw.name)) return null;
+  if (!isPlainObject(raw) || typeof raw.name !== 'string' || !TOOL_NAME_RE.test(raw.name)) return 'name';
   /** @type {any} */
   const tool = { name: raw.name };
-  if (typeof raw.title === 'string') tool.title = raw.title;
-  tool.description = typeof raw.description === 'string' ? raw.description : '';
-  if (isPlainObject(raw.inputSchema)) tool.inputSchema = raw.inputSchema;
+  if (typeof raw.title === 'string') tool.title = raw.title.slice(0, MAX_TITLE);
+  tool.description = typeof raw.description === 'string' ? raw.description.slice(0, MAX_DESCRIPTION) : '';
+  if (isPlainObject(raw.inputSchema)) {
+    const wrong = jsonOverLimits(raw.inputSchema);
+    if (wrong) return wrong;
+    tool.inputSchema = raw.inputSchema;
+  }
   if (isPlainObject(raw.annotations)) {
     const ann = {};
     for (const [k, v] of Object.entries(raw.annotations)) {
       // Known hints are typed bool|None on the host; extra keys pass through as hints.
       if (KNOWN_HINTS.includes(k) ? typeof v === 'boolean' : v !== undefined) ann[k] = v;
     }
+    const wrong = jsonOverLimits(ann);
+    if (wrong) return wrong;
     tool.annotations = ann;
   }
   tool.source = TOOL_SOURCES.includes(raw.source) ? raw.source : defaultSource;
   return tool;
 }
 
+/** An empty drop report. @returns {Dropped} */
+export const noDrops = () => ({ count: {}, some: [] });
+
+/** @param {Dropped} d @param {string} name @param {DropReason} why */
+export function addDrop(d, name, why) {
+  d.count[why] = (d.count[why] ?? 0) + 1;
+  if (d.some.length < MAX_DROP_EXAMPLES) d.some.push({ name: name.slice(0, 128), why });
+}
+
 /**
- * A frame's tool list as a name -> tool map: invalid entries dropped, first of a name wins.
+ * A drop report from a content script, checked (it comes from a port, but shapes are ours to
+ * trust only once checked).
+ * @param {unknown} raw
+ * @returns {Dropped}
+ */
+export function checkDropped(raw) {
+  const d = noDrops();
+  if (!isPlainObject(raw)) return d;
+  const r = /** @type {any} */ (raw);
+  if (isPlainObject(r.count)) {
+    for (const why of DROP_REASONS) {
+      const n = r.count[why];
+      if (Number.isSafeInteger(n) && n > 0) d.count[why] = n;
+    }
+  }
+  if (Array.isArray(r.some)) {
+    for (const x of r.some.slice(0, MAX_DROP_EXAMPLES)) {
+      if (isPlainObject(x) && typeof x.name === 'string' && DROP_REASONS.includes(x.why) && d.count[x.why]) {
+        d.some.push({ name: x.name.slice(0, 128), why: x.why });
+      }
+    }
+  }
+  return d;
+}
+
+/**
+ * A frame's tool list as a name -> tool map (invalid entries dropped, first of a name wins),
+ * at most MAX_TOOLS_PER_FRAME tools, and what was left out.
  * @param {unknown} list
  * @param {boolean} native whether the frame's tools come from the browser's own WebMCP
- * @returns {Map<string, import('./protocol.js').Tool>}
+ * @returns {{tools: Map<string, import('./protocol.js').Tool>, dropped: Dropped}}
  */
 export function normalizeTools(list, native) {
-  const out = new Map();
-  if (!Array.isArray(list)) return out;
+  const tools = new Map();
+  const dropped = noDrops();
+  if (!Array.isArray(list)) return { tools, dropped };
   const defaultSource = native ? 'native' : 'polyfill';
   for (const raw of list) {
-    if (out.size >= MAX_TOOLS_PER_FRAME) break;
+    const name = typeof raw?.name === 'string' ? raw.name : '';
+    if (tools.has(name)) continue;
+    if (tools.size >= MAX_TOOLS_PER_FRAME) {
+      addDrop(dropped, name, 'count'); // not even looked at: the frame is over its limit
+      continue;
+    }
     const tool = normalizeTool(raw, defaultSource);
-    if (tool && !out.has(tool.name)) out.set(tool.name, tool);
+    if (typeof tool === 'string') addDrop(dropped, name, tool);
+    else tools.set(tool.name, tool);
   }
-  return out;
+  return { tools, dropped };
+}
+
+/**
+ * A site's tools within the site limits, taken in the order given (the first are kept), and
+ * what was cut.
+ * @param {Iterable<import('./protocol.js').Tool>} tools
+ * @param {Dropped} dropped added to
+ * @returns {import('./protocol.js').Tool[]}
+ */
+export function capSiteTools(tools, dropped) {
+  const kept = [];
+  let bytes = 0;
+  for (const tool of tools) {
+    if (kept.length >= MAX_TOOLS_PER_SITE) {
+      addDrop(dropped, tool.name, 'count');
+      continue;
+    }
+    const n = toolBytes(tool);
+    if (bytes + n > MAX_SITE_BYTES) {
+      addDrop(dropped, tool.name, 'bytes');
+      continue;
+    }
+    bytes += n;
+    kept.push(tool);
+  }
+  return kept;
+}
+
+const REASON_TEXT = {
+  count: `over the limit of ${MAX_TOOLS_PER_SITE} tools`,
+  bytes: `over the limit of ${MAX_SITE_BYTES / (1024 * 1024)} MB of tool definitions`,
+  deep: `with an input schema or annotations nested deeper than ${MAX_SCHEMA_DEPTH} levels`,
+  big: `with an input schema or annotations over ${MAX_SCHEMA_BYTES / 1024} KB`,
+  name: 'without a valid name',
+};
+
+/**
+ * What was left out of a site, in plain words; null when nothing was.
+ * @param {string} site
+ * @param {Dropped} dropped
+ * @returns {string|null}
+ */
+export function dropNotice(site, dropped) {
+  const parts = [];
+  let total = 0;
+  for (const why of DROP_REASONS) {
+    const n = dropped.count[why];
+    if (!n) continue;
+    total += n;
+    const names = [...new Set(dropped.some.filter((x) => x.why === why && x.name).map((x) => x.name))].slice(0, 3);
+    const eg = names.length ? ` (${n > names.length ? 'e.g. ' : ''}${names.map((x) => `"${x}"`).join(', ')})` : '';
+    parts.push(`${n} ${REASON_TEXT[why]}${eg}`);
+  }
+  if (!total) return null;
+  return `${total} of ${site}'s tools ${total === 1 ? 'was' : 'were'} left out: ${parts.join('; ')}.`;
 }
 
 /**

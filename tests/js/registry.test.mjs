@@ -276,3 +276,150 @@ test('sites differ by port', () => {
   assert.deepEqual(r.sites(), ['localhost:8001', 'localhost:8002']);
   assert.deepEqual(r.route('localhost:8001', 'b'), { reason: 'not_found' });
 });
+
+// --- http vs https: a plain-http page never speaks for a site that has https tabs -----------
+
+test('an http tab cannot replace the tools of a site that has an https tab, nor get its calls', () => {
+  const r = new Registry();
+  r.reportFrame(1, 0, W, 'https://bank.com/', [tool('pay', { description: 'real' })], true);
+  r.takeChanges();
+  // A network attacker's http page of the same host, opened later (so it would be "newest").
+  r.reportFrame(2, 0, W, 'http://bank.com/', [tool('pay', { description: 'evil' }), tool('steal')], false);
+  assert.deepEqual(r.siteTools('bank.com').map((t) => [t.name, t.description]), [['pay', 'real']]);
+  assert.deepEqual(r.route('bank.com', 'pay'), { tabId: 1, frameId: 0, windowId: W });
+  assert.deepEqual(r.route('bank.com', 'steal'), { reason: 'not_found' });
+  // Its tools changed nothing; the notice that an http tab is ignored is new.
+  const [change] = r.takeChanges();
+  assert.deepEqual(change.tools.map((t) => t.description), ['real']);
+  assert.match(change.notice, /1 http:\/\/ tab of bank\.com is ignored/);
+  assert.deepEqual(r.siteInfo('bank.com'), { scheme: 'https', notices: [change.notice] });
+  // http first, https later: the https tab takes over at once.
+  const q = new Registry();
+  q.reportFrame(1, 0, W, 'http://shop.com/', [tool('x', { description: 'plain' })], false);
+  assert.equal(q.siteInfo('shop.com').scheme, 'http');
+  q.reportFrame(2, 0, W, 'https://shop.com/', [tool('y')], true);
+  assert.deepEqual(names(q.siteTools('shop.com')), ['y']);
+  assert.deepEqual(q.route('shop.com', 'x'), { reason: 'not_found' });
+  assert.equal(q.siteInfo('shop.com').scheme, 'https');
+});
+
+test('when the last https tab goes, the http tabs speak for the site again', () => {
+  const r = new Registry();
+  r.reportFrame(1, 0, W, 'https://a.com/', [tool('x')], true);
+  r.reportFrame(2, 0, W, 'http://a.com/', [tool('h')], false);
+  assert.deepEqual(names(r.siteTools('a.com')), ['x']);
+  r.removeTab(1);
+  assert.deepEqual(names(r.siteTools('a.com')), ['h']);
+  assert.deepEqual(r.route('a.com', 'h'), { tabId: 2, frameId: 0, windowId: W });
+  assert.deepEqual(r.siteInfo('a.com'), { scheme: 'http', notices: [] });
+});
+
+test('http frames inside an https site count for nothing; a same-tab scheme switch is a new page', () => {
+  const r = new Registry();
+  // An http iframe of the same host inside an https tab (mixed content some browsers allow).
+  r.reportFrame(1, 0, W, 'https://a.com/', [tool('top')], true);
+  r.reportFrame(1, 4, W, 'http://a.com/frame', [tool('mixed')], false);
+  assert.deepEqual(names(r.siteTools('a.com')), ['top']);
+  assert.deepEqual(r.route('a.com', 'mixed'), { reason: 'not_found' });
+  // The tab goes from https to http on the same host: its https frames are gone with the page.
+  assert.equal(r.tabNavigated(1, 'http://a.com/'), true);
+  assert.equal(r.tabIsHttps(1), false);
+  assert.deepEqual(r.siteTools('a.com'), []);
+  r.reportFrame(1, 0, W, 'http://a.com/', [tool('plain')], false);
+  assert.deepEqual(names(r.siteTools('a.com')), ['plain']);
+  // And back to https: the http frame no longer counts.
+  assert.equal(r.reportFrame(1, 0, W, 'https://a.com/', [tool('top')], true), true);
+  r.reportFrame(1, 4, W, 'http://a.com/frame', [tool('mixed')], false);
+  assert.deepEqual(names(r.siteTools('a.com')), ['top']);
+  // A same-scheme navigation is no move.
+  assert.equal(r.tabNavigated(1, 'https://a.com/other'), false);
+});
+
+test('an http tab on its own site (another port) is its own site', () => {
+  const r = new Registry();
+  r.reportFrame(1, 0, W, 'https://a.com/', [tool('x')], true);
+  r.reportFrame(2, 0, W, 'http://a.com:8080/', [tool('y')], false);
+  assert.deepEqual(r.sites(), ['a.com', 'a.com:8080']);
+  assert.deepEqual(names(r.siteTools('a.com:8080')), ['y']);
+});
+
+// --- caps per site, and saying so -------------------------------------------------------------
+
+test('a site offers at most 256 tools, and says it was cut', () => {
+  const r = new Registry();
+  const many = Array.from({ length: 300 }, (_, i) => tool(`t${String(i).padStart(3, '0')}`));
+  r.reportFrame(1, 0, W, 'https://flood.com/', many.slice(0, 200), false);
+  r.reportFrame(2, 0, W, 'https://flood.com/', many.slice(150), false); // newer tab: its tools first
+  const tools = r.siteTools('flood.com');
+  assert.equal(tools.length, 256);
+  assert.deepEqual(names(tools), [...names(tools)].sort());
+  // The newest tab's tools first (t150-t299), then the older tab's in its order: t000-t105.
+  assert.deepEqual(names(tools).slice(0, 3), ['t000', 't001', 't002']);
+  assert.equal(names(tools)[105], 't105');
+  assert.equal(names(tools)[106], 't150');
+  const notice = r.siteNotice('flood.com');
+  assert.match(notice, /^44 of flood\.com's tools were left out: 44 over the limit of 256 tools \(e\.g\. "t106", "t107", "t108"\)\.$/);
+  // A cut tool is not callable either.
+  assert.deepEqual(r.route('flood.com', 't149'), { reason: 'not_found' });
+  assert.equal(r.route('flood.com', 't299').tabId, 2);
+  assert.deepEqual(r.takeChanges(), [{ site: 'flood.com', tools, notice }]);
+  assert.deepEqual(r.notices(), { 'flood.com': notice });
+});
+
+test('a site offers at most 1 MiB of definitions', () => {
+  const r = new Registry();
+  const fat = (name) => tool(name, { description: 'd'.repeat(8000) });
+  r.reportFrame(1, 0, W, 'https://fat.com/', Array.from({ length: 200 }, (_, i) => fat(`f${i}`)), false);
+  const tools = r.siteTools('fat.com');
+  const bytes = tools.reduce((n, t) => n + Buffer.byteLength(JSON.stringify(t)), 0);
+  assert.ok(bytes <= 1024 * 1024 && bytes > 1024 * 1024 - 9000, String(bytes));
+  assert.match(r.siteNotice('fat.com'), /over the limit of 1 MB of tool definitions/);
+});
+
+test('a frame over 256 tools, and what the content script left out, show in the notice', () => {
+  const r = new Registry();
+  const many = Array.from({ length: 10_007 }, (_, i) => tool(`t${i}`));
+  r.reportFrame(1, 0, W, 'https://x.com/', many, false, {
+    dropped: { count: { deep: 1, bogus: 5 }, some: [{ name: 'deep_one', why: 'deep' }, { name: 'z', why: 'nope' }] },
+  });
+  assert.equal(r.siteTools('x.com').length, 256);
+  const notice = r.siteNotice('x.com');
+  assert.match(notice, /^9752 of x\.com's tools were left out: 9751 over the limit of 256 tools/);
+  assert.match(notice, /1 with an input schema or annotations nested deeper than 32 levels \("deep_one"\)/);
+  assert.doesNotMatch(notice, /bogus|nope/);
+  // Two tabs of the same flooding page do not double the counts.
+  r.reportFrame(2, 0, W, 'https://x.com/', many, false);
+  assert.match(r.siteNotice('x.com'), /^9752 of/);
+  // A site whose every tool was dropped still says why (and has no tools).
+  r.reportFrame(3, 0, W, 'https://y.com/', [], false, { dropped: { count: { deep: 1 }, some: [{ name: 'd', why: 'deep' }] } });
+  assert.deepEqual(r.siteTools('y.com'), []);
+  assert.equal(r.takeChanges().find((c) => c.site === 'y.com').tools.length, 0);
+});
+
+test('tools too deep or too big are dropped in the registry too, others stay', () => {
+  const r = new Registry();
+  let deep = { type: 'object' };
+  for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { a: deep } };
+  r.reportFrame(1, 0, W, 'https://a.com/', [
+    tool('deep', { inputSchema: deep }), tool('big', { inputSchema: { type: 'object', description: 'x'.repeat(70_000) } }),
+    tool('ann', { annotations: { nested: { a: { b: 'x'.repeat(70_000) } } } }), tool('fine'),
+  ], true);
+  assert.deepEqual(names(r.siteTools('a.com')), ['fine']);
+  assert.match(r.siteNotice('a.com'), /1 with an input schema or annotations nested deeper than 32 levels \("deep"\); 2 with an input schema or annotations over 64 KB/);
+});
+
+test('takeChanges leaves a site allow() refuses for later, with its latest state', () => {
+  const r = new Registry();
+  r.reportFrame(1, 0, W, 'https://a.com/', [tool('v1')], true);
+  r.reportFrame(2, 0, W, 'https://b.com/', [tool('b')], true);
+  assert.deepEqual(r.takeChanges({ allow: (s) => s !== 'a.com' }).map((c) => c.site), ['b.com']);
+  assert.equal(r.hasUntakenChanges(), true);
+  r.reportFrame(1, 0, W, 'https://a.com/', [tool('v2')], true);
+  r.reportFrame(1, 0, W, 'https://a.com/', [tool('v3')], true);
+  assert.deepEqual(r.takeChanges().map((c) => [c.site, names(c.tools)]), [['a.com', ['v3']]]);
+  // A no-op costs no permission.
+  let asked = 0;
+  r.reportFrame(1, 0, W, 'https://a.com/', [tool('v3')], true);
+  assert.deepEqual(r.takeChanges({ allow: () => { asked++; return true; } }), []);
+  assert.equal(asked, 0);
+});

@@ -1,0 +1,93 @@
+// The limits on what a page may put into the chain: one set of numbers (lib/limits.js), copied
+// into the content script, which cannot import modules; and the checks in lib/tools.js.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import * as limits from '../../extension/lib/limits.js';
+import { jsonOverLimits, normalizeTool, normalizeTools, toolBytes, utf8Length } from '../../extension/lib/tools.js';
+import * as tools from '../../extension/lib/tools.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** `const NAME = <expression>;` of a classic script, evaluated. */
+function constantsOf(file) {
+  const out = {};
+  const text = readFileSync(path.join(REPO, file), 'utf8');
+  for (const m of text.matchAll(/^\s*const ([A-Z][A-Z0-9_]*) = ([0-9 *_+]+);/gm)) {
+    out[m[1]] = Function(`return (${m[2]});`)();
+  }
+  return out;
+}
+
+test('the content script carries the same limits as lib/limits.js', () => {
+  const cs = constantsOf('extension/content/isolated.js');
+  const shared = ['MAX_SCHEMA_DEPTH', 'MAX_SCHEMA_BYTES', 'MAX_TOOLS_PER_FRAME', 'MAX_SITE_BYTES', 'MAX_DESCRIPTION', 'MAX_TITLE'];
+  for (const name of shared) {
+    assert.ok(name in cs, `content/isolated.js has no const ${name}`);
+    assert.equal(cs[name], limits[name], name);
+  }
+  assert.equal(tools.MAX_TOOLS_PER_FRAME, limits.MAX_TOOLS_PER_FRAME);
+});
+
+test('the agreed numbers (the host uses the same)', () => {
+  assert.equal(limits.MAX_SCHEMA_DEPTH, 32);
+  assert.equal(limits.MAX_SCHEMA_BYTES, 64 * 1024);
+  assert.equal(limits.MAX_TOOLS_PER_SITE, 256);
+  assert.equal(limits.MAX_TOOLS_PER_FRAME, 256);
+  assert.equal(limits.MAX_SITE_BYTES, 1024 * 1024);
+});
+
+const nest = (levels, leaf = {}) => {
+  let v = leaf;
+  for (let i = 1; i < levels; i++) v = { a: v };
+  return v;
+};
+
+test('jsonOverLimits: depth counts objects and arrays, the value itself is level 1', () => {
+  assert.equal(jsonOverLimits(nest(32)), null);
+  assert.equal(jsonOverLimits(nest(33)), 'deep');
+  assert.equal(jsonOverLimits(nest(31, [])), null);
+  assert.equal(jsonOverLimits(nest(32, [1])), null);
+  assert.equal(jsonOverLimits(nest(32, [[]])), 'deep');
+  assert.equal(jsonOverLimits(nest(100_000)), 'deep'); // no recursion: a very deep value is fine to look at
+  assert.equal(jsonOverLimits({ a: 'x'.repeat(64 * 1024 - 8) }), null); // {"a":"…"} is 8 bytes more
+  assert.equal(jsonOverLimits({ a: 'x'.repeat(64 * 1024 - 7) }), 'big');
+  assert.equal(jsonOverLimits({ a: '网'.repeat(22_000) }), 'big'); // 66 000 bytes of UTF-8
+  assert.equal(jsonOverLimits({ a: new Array(70_000).fill(0) }), 'big'); // stops counting early
+});
+
+test('a tool whose schema or annotations are too deep or too big is dropped whole', () => {
+  const ok = normalizeTool({ name: 'ok', inputSchema: nest(32) }, 'native');
+  assert.equal(typeof ok, 'object');
+  assert.equal(normalizeTool({ name: 'd', inputSchema: nest(500) }, 'native'), 'deep');
+  assert.equal(normalizeTool({ name: 'b', inputSchema: { s: 'x'.repeat(70_000) } }, 'native'), 'big');
+  assert.equal(normalizeTool({ name: 'a', annotations: { x: nest(40) } }, 'native'), 'deep');
+  assert.equal(normalizeTool({ name: 'bad name' }, 'native'), 'name');
+  const t = normalizeTool({ name: 't', title: 't'.repeat(1000), description: 'd'.repeat(20_000) }, 'native');
+  assert.equal(t.title.length, 256);
+  assert.equal(t.description.length, 8192);
+});
+
+test('normalizeTools keeps 256 of a frame, and says what it left out', () => {
+  const list = [{ name: 'deep', inputSchema: nest(500) }, { name: 'bad name' }, null];
+  for (let i = 0; i < 10_000; i++) list.push({ name: `t${i}`, description: '' });
+  const { tools: kept, dropped } = normalizeTools(list, false);
+  assert.equal(kept.size, 256);
+  assert.ok(kept.has('t0') && kept.has('t255') && !kept.has('t256'));
+  assert.deepEqual(dropped.count, { deep: 1, name: 2, count: 9744 });
+  assert.deepEqual(dropped.some.slice(0, 4), [
+    { name: 'deep', why: 'deep' }, { name: 'bad name', why: 'name' }, { name: '', why: 'name' }, { name: 't256', why: 'count' },
+  ]);
+  assert.equal(dropped.some.length, 16);
+});
+
+test('utf8Length and toolBytes count UTF-8 bytes of compact JSON', () => {
+  for (const s of ['', 'abc', 'é', '网', '😀', 'a\ud800b', '\udc00', 'x网😀é']) {
+    assert.equal(utf8Length(s), Buffer.byteLength(s), JSON.stringify(s));
+  }
+  const t = { name: 'x', description: '网', source: 'native' };
+  assert.equal(toolBytes(t), Buffer.byteLength(JSON.stringify(t)));
+});

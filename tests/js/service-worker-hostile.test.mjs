@@ -1,0 +1,124 @@
+// The service worker against hostile pages (fake chrome.*): an http page of an https site,
+// floods of updates, sites cut to their limits. One worker instance, tests in order.
+
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { installFakeChrome } from './fake-chrome.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const tick = () => sleep(5);
+const { chrome, native, connectFrame } = installFakeChrome();
+const tool = (name, extra = {}) => ({ name, description: `does ${name}`, inputSchema: { type: 'object' }, ...extra });
+const sendTools = (port, tools, extra = {}) => port.receive({ type: 'tools', url: port.sender.url, native: false, tools, ...extra });
+const host = (msg) => native().receive(msg);
+const fromHost = () => native().take();
+const siteTools = (msgs) => msgs.filter((m) => m.type === 'site_tools');
+const call = (id, site, name) => host({ type: 'call', id, site, tool: name, args: {}, timeout_ms: 5000, max_bytes: 1 << 20 });
+const status = () => globalThis.sidecar.status();
+
+before(async () => {
+  await import('../../extension/background/service-worker.js');
+  host({ type: 'pong', id: 'connect' });
+  fromHost();
+});
+
+let bank; // the https tab
+let plain; // the http page of the same host
+
+test('an http page of an https site neither changes its tools nor receives its calls', async () => {
+  bank = connectFrame(1, 0, 'https://bank.com/');
+  sendTools(bank, [tool('pay', { description: 'the real pay' })]);
+  await tick();
+  const [first] = siteTools(fromHost());
+  assert.deepEqual(first.tools.map((t) => t.description), ['the real pay']);
+
+  plain = connectFrame(2, 0, 'http://bank.com/');
+  sendTools(plain, [tool('pay', { description: 'send it to me' }), tool('steal')]);
+  await tick();
+  const sent = fromHost();
+  const [update] = siteTools(sent);
+  assert.deepEqual(update.tools, first.tools); // same tools; only the notice is new
+  assert.match(update.notice, /1 http:\/\/ tab of bank\.com is ignored/);
+  assert.ok(sent.some((m) => m.type === 'log' && m.level === 'warning' && m.message === update.notice));
+  assert.deepEqual(status().sites['bank.com'].map((t) => t.description), ['the real pay']);
+  assert.deepEqual(status().siteInfo['bank.com'], { scheme: 'https', notices: [update.notice] });
+
+  call('c1', 'bank.com', 'pay');
+  assert.equal(bank.take()[0].id, 'c1');
+  assert.deepEqual(plain.take(), []);
+  bank.receive({ type: 'result', id: 'c1', ok: true, value: '"paid"' });
+  assert.equal(fromHost()[0].tab_id, 1);
+  call('c2', 'bank.com', 'steal');
+  assert.equal(fromHost()[0].error.code, 'not_found');
+  assert.deepEqual(plain.take(), []);
+});
+
+test('once the https tab is gone, the http tab is the site', async () => {
+  chrome.tabs.onRemoved.fire(1, {});
+  bank.drop();
+  await tick();
+  const [update] = siteTools(fromHost());
+  assert.deepEqual(update.tools.map((t) => [t.name, t.description]), [['pay', 'send it to me'], ['steal', 'does steal']]);
+  assert.equal(update.notice, undefined);
+  assert.equal(status().siteInfo['bank.com'].scheme, 'http');
+});
+
+test('a tab moving from http to https: the old http page cannot report for it any more', async () => {
+  chrome.tabs.onUpdated.fire(2, { url: 'https://bank.com/' }, { id: 2, windowId: 1 });
+  sendTools(plain, [tool('late')]); // the old http document's last words
+  await tick();
+  assert.deepEqual(siteTools(fromHost()), []); // held like a reload, and 'late' never counted
+  const secure = connectFrame(2, 0, 'https://bank.com/');
+  sendTools(secure, [tool('pay')]);
+  sendTools(plain, [tool('later')]);
+  plain.drop();
+  await tick();
+  assert.deepEqual(siteTools(fromHost()).map((m) => m.tools.map((t) => t.name)), [['pay']]);
+  assert.equal(status().siteInfo['bank.com'].scheme, 'https');
+});
+
+test('a flood of updates is rate-limited per site, and the last state is always delivered', async () => {
+  const flood = connectFrame(3, 0, 'https://flood.com/');
+  const quiet = connectFrame(4, 0, 'https://quiet.com/');
+  const t0 = Date.now();
+  const allowed = () => 4 + Math.ceil((Date.now() - t0) / 500); // the burst, then 2 a second
+  for (let i = 1; i <= 40; i++) {
+    sendTools(flood, [tool(`v${i}`)]);
+    await sleep(1); // every report gets its own flush
+  }
+  sendTools(quiet, [tool('q')]);
+  await tick();
+  const sent = siteTools(fromHost());
+  assert.deepEqual(sent.filter((m) => m.site === 'quiet.com').map((m) => m.tools[0].name), ['q']); // not held by the flood
+  const flooded = sent.filter((m) => m.site === 'flood.com');
+  assert.ok(flooded.length >= 1 && flooded.length <= allowed(), `${flooded.length} updates`);
+  // The held state goes out once the site's turn comes.
+  while (flooded.at(-1).tools[0].name !== 'v40') {
+    assert.ok(Date.now() - t0 < 10_000, 'the final state never came');
+    await sleep(50);
+    flooded.push(...siteTools(fromHost()));
+  }
+  assert.ok(flooded.length <= allowed(), `${flooded.length} updates`);
+  assert.deepEqual(status().sites['flood.com'].map((t) => t.name), ['v40']);
+  await sleep(600);
+  assert.deepEqual(fromHost(), []); // nothing left over, no timer spinning
+});
+
+test('a site over its limits is cut and says so, to the host and the Inspector', async () => {
+  const big = connectFrame(5, 0, 'https://big.com/');
+  const tools = Array.from({ length: 256 }, (_, i) => tool(`t${i}`));
+  sendTools(big, tools, { dropped: { count: { count: 9751, deep: 1 }, some: [{ name: 't256', why: 'count' }, { name: 'deep', why: 'deep' }] } });
+  await sleep(20);
+  const sent = fromHost();
+  const [update] = siteTools(sent);
+  assert.equal(update.tools.length, 256);
+  assert.match(update.notice, /^9752 of big\.com's tools were left out: 9751 over the limit of 256 tools \(e\.g\. "t256"\); 1 with an input schema/);
+  assert.ok(sent.some((m) => m.type === 'log' && m.message === update.notice));
+  assert.deepEqual(status().siteInfo['big.com'].notices, [update.notice]);
+  // A reconnecting host gets the notices with the registry.
+  native().drop();
+  await sleep(400);
+  const [, registry] = fromHost();
+  assert.equal(registry.type, 'registry');
+  assert.equal(registry.notices['big.com'], update.notice);
+});
