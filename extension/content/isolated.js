@@ -21,14 +21,20 @@
   const EXT_EVENT = 'webmcp-sidecar:ext'; // ISOLATED -> MAIN
   const PORT_NAME = 'webmcp-page';
   const NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
-  const MAX_TOOLS = 512;
+  // Limits: a copy of extension/lib/limits.js (a content script cannot import it);
+  // tests/js/limits.test.mjs keeps the two equal.
+  const MAX_SCHEMA_DEPTH = 32;
+  const MAX_SCHEMA_BYTES = 64 * 1024;
+  const MAX_TOOLS_PER_FRAME = 256;
+  const MAX_SITE_BYTES = 1024 * 1024;
   const MAX_DESCRIPTION = 8 * 1024;
   const MAX_TITLE = 256;
-  const MAX_SCHEMA_BYTES = 64 * 1024;
+  // Our own.
   const MAX_ANNOTATIONS = 32;
   const MAX_ANNOTATION_STRING = 1024;
+  const MAX_DROP_EXAMPLES = 16;
   const MAX_ERROR = 4 * 1024;
-  const MAX_PAGE_MESSAGE = 48 * 1024 * 1024; // 512 tools at their caps fit well below this
+  const MAX_PAGE_MESSAGE = 48 * 1024 * 1024; // a flood is read, then cut to the first tools
   const DEFAULT_TIMEOUT_MS = 60_000;
   const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
   const PAGE_SOURCES = new Set(['polyfill', 'legacy', 'declarative']);
@@ -66,6 +72,8 @@
 
   /** @type {Tool[]} the frame's validated list */
   let current = [];
+  /** @type {Dropped|null} what validate() left out of it, if anything */
+  let currentDropped = null;
   let currentCanon = '[]';
   /** @type {string|null} what the service worker has from us on this port (null: nothing yet) */
   let sentCanon = null;
@@ -139,6 +147,30 @@
     return '{' + keys.map((k) => JSON.stringify(k) + ':' + canonical(o[k])).join(',') + '}';
   }
 
+  /**
+   * Whether a JSON value is deeper than MAX_SCHEMA_DEPTH levels of objects/arrays (the value is
+   * level 1) or longer than MAX_SCHEMA_BYTES as compact JSON. Iterative, and it stops early:
+   * every value is at least one byte of JSON, so no more than MAX_SCHEMA_BYTES are visited.
+   * @param {unknown} value @returns {{why: 'deep'|'big'} | {json: string}}
+   */
+  function checkJson(value) {
+    /** @type {[unknown, number][]} */
+    const stack = [[value, 1]];
+    let visited = 0;
+    while (stack.length) {
+      const [v, depth] = /** @type {[any, number]} */ (stack.pop());
+      if (v === null || typeof v !== 'object') continue;
+      if (depth > MAX_SCHEMA_DEPTH) return { why: 'deep' };
+      const items = Array.isArray(v) ? v : Object.values(v);
+      visited += items.length;
+      if (visited > MAX_SCHEMA_BYTES) return { why: 'big' };
+      for (const x of items) if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
+    }
+    const json = JSON.stringify(value);
+    if (json.length * 3 > MAX_SCHEMA_BYTES && utf8Length(json) > MAX_SCHEMA_BYTES) return { why: 'big' };
+    return { json };
+  }
+
   /** @param {unknown} e */
   function messageOf(e) {
     let m;
@@ -153,20 +185,44 @@
   }
 
   /**
-   * The part of a page's tool list that may leave the page: checked, trimmed, deduplicated.
-   * @param {unknown} list @returns {Tool[]}
+   * What was left out of the frame's list, by reason (the codes of lib/tools.js), with a few
+   * names, so the Inspector and the host can say so.
+   * @typedef {{count: Record<string, number>, some: {name: string, why: string}[]}} Dropped
+   */
+
+  /** @param {Dropped} d @param {unknown} name @param {string} why */
+  function drop(d, name, why) {
+    d.count[why] = (d.count[why] || 0) + 1;
+    if (d.some.length < MAX_DROP_EXAMPLES) d.some.push({ name: typeof name === 'string' ? name.slice(0, 128) : '', why });
+  }
+
+  /**
+   * The part of a page's tool list that may leave the page: checked, trimmed, deduplicated,
+   * at most MAX_TOOLS_PER_FRAME tools and MAX_SITE_BYTES of definitions.
+   * @param {unknown} list @returns {{tools: Tool[], dropped: Dropped}}
    */
   function validate(list) {
     /** @type {Tool[]} */
     const out = [];
-    if (!Array.isArray(list)) return out;
+    /** @type {Dropped} */
+    const dropped = { count: {}, some: [] };
+    if (!Array.isArray(list)) return { tools: out, dropped };
     const seen = new Set();
+    let bytes = 0;
     for (const t of list) {
-      if (out.length >= MAX_TOOLS) break;
+      /** @type {unknown} */
+      let name;
       try {
-        if (!t || typeof t !== 'object') continue;
-        const name = t.name;
-        if (typeof name !== 'string' || !NAME_RE.test(name) || seen.has(name)) continue;
+        name = t && typeof t === 'object' ? t.name : undefined;
+        if (out.length >= MAX_TOOLS_PER_FRAME) {
+          if (!(typeof name === 'string' && seen.has(name))) drop(dropped, name, 'count');
+          continue;
+        }
+        if (typeof name !== 'string' || !NAME_RE.test(name)) {
+          drop(dropped, name, 'name');
+          continue;
+        }
+        if (seen.has(name)) continue;
         if (native && typeof t.origin === 'string' && t.origin !== location.origin) continue;
         seen.add(name);
         /** @type {Tool} */
@@ -177,10 +233,13 @@
         };
         if (typeof t.title === 'string' && t.title) tool.title = t.title.slice(0, MAX_TITLE);
         if (isPlainObject(t.inputSchema)) {
-          const s = JSON.stringify(t.inputSchema);
-          if (s.length * 3 <= MAX_SCHEMA_BYTES || utf8Length(s) <= MAX_SCHEMA_BYTES) {
-            tool.inputSchema = JSON.parse(s);
+          // A schema too deep or too big drops the tool: without it the tool would be another.
+          const c = checkJson(t.inputSchema);
+          if ('why' in c) {
+            drop(dropped, name, c.why);
+            continue;
           }
+          tool.inputSchema = JSON.parse(c.json);
         }
         if (isPlainObject(t.annotations)) {
           /** @type {Record<string, boolean|string>} */
@@ -194,14 +253,27 @@
             else continue;
             n++;
           }
-          if (n) tool.annotations = a;
+          if (n) {
+            const c = checkJson(a);
+            if ('why' in c) {
+              drop(dropped, name, c.why);
+              continue;
+            }
+            tool.annotations = a;
+          }
         }
+        const size = utf8Length(JSON.stringify(tool));
+        if (bytes + size > MAX_SITE_BYTES) {
+          drop(dropped, name, 'bytes');
+          continue;
+        }
+        bytes += size;
         out.push(tool);
       } catch {
-        /* a hostile object: skip the tool */
+        drop(dropped, name, 'name'); // a hostile object (throwing getters): skip the tool
       }
     }
-    return out;
+    return { tools: out, dropped };
   }
 
   // ---- the port to the service worker ------------------------------------------------------
@@ -258,25 +330,28 @@
   }
 
   /** Sends the list if the service worker does not have it. Connects lazily: a frame without
-   * tools never wakes the service worker. */
+   * tools (valid or dropped) never wakes the service worker. */
   function flush() {
     if (dead) return;
     if (!port) {
       // A prerendered page is not one the user has opened (yet): it announces on activation.
       if (/** @type {any} */ (document).prerendering) return;
-      if (current.length === 0) return;
+      if (current.length === 0 && !currentDropped) return;
       connect();
       if (!port) return;
     }
     if (sentCanon === currentCanon) return;
     sentCanon = currentCanon;
-    send({ type: 'tools', url: location.href, native, tools: current });
+    send(currentDropped
+      ? { type: 'tools', url: location.href, native, tools: current, dropped: currentDropped }
+      : { type: 'tools', url: location.href, native, tools: current });
   }
 
-  /** @param {Tool[]} list */
-  function update(list) {
-    current = list;
-    currentCanon = canonical(list);
+  /** @param {{tools: Tool[], dropped: Dropped}} valid what validate() gave */
+  function update({ tools, dropped }) {
+    current = tools;
+    currentDropped = dropped.some.length || Object.keys(dropped.count).length ? dropped : null;
+    currentCanon = canonical(currentDropped ? [tools, currentDropped] : tools);
     flush();
   }
 
@@ -436,7 +511,7 @@
           }
           if (!Array.isArray(list)) list = [];
           const valid = validate(list);
-          const keep = new Set(valid.map((t) => t.name));
+          const keep = new Set(valid.tools.map((t) => t.name));
           const map = new Map();
           for (const rt of list) {
             try {

@@ -38,6 +38,8 @@
   const oGetOwnPropertyDescriptor = O.getOwnPropertyDescriptor;
   const oGetPrototypeOf = O.getPrototypeOf;
   const oToString = O.prototype.toString;
+  const ObjectProto = O.prototype;
+  const ArrayProto = Array.prototype;
   const isArray = Array.isArray;
   const jsonStringify = JSON.stringify;
   const jsonParse = JSON.parse;
@@ -62,6 +64,9 @@
   const NumberC = Number;
   const BooleanC = Boolean;
   const numIsFinite = Number.isFinite;
+  const numValueOf = Number.prototype.valueOf;
+  const strValueOf = String.prototype.valueOf;
+  const boolValueOf = Boolean.prototype.valueOf;
   const queueMicro = queueMicrotask;
   const dispatch = EventTarget.prototype.dispatchEvent;
   const listen = EventTarget.prototype.addEventListener;
@@ -174,9 +179,23 @@
   }
 
   /**
+   * The toJSON JSON.stringify would call on `x`, except one that an array or a plain object only
+   * inherits (a page's Array.prototype.toJSON, as Prototype.js defines, returns a string).
+   * @param {any} x @returns {unknown}
+   */
+  function toJSONOf(x) {
+    const proto = oGetPrototypeOf(x);
+    if (isArray(x) || proto === null || oGetPrototypeOf(proto) === null) {
+      const own = oGetOwnPropertyDescriptor(x, 'toJSON');
+      return own && own.value;
+    }
+    return x.toJSON;
+  }
+
+  /**
    * A JSON-safe copy of `v`: cycles become "[Circular]", functions and symbols vanish, DOM nodes
    * become a short description, BigInt a string, Map/Set plain objects/arrays, Error
-   * {name, message}; toJSON (Date) is honoured as JSON.stringify would.
+   * {name, message}; toJSON (Date) is honoured as JSON.stringify would (see toJSONOf).
    * @param {any} v @param {string} key @param {WeakSet<object>} stack @param {number} depth
    * @returns {any}
    */
@@ -198,8 +217,9 @@
     if (depth > MAX_DEPTH) return '[Too deep]';
     stack.add(v);
     try {
-      if (typeof v.toJSON === 'function') {
-        const j = rApply(v.toJSON, v, [key]);
+      const toJSON = toJSONOf(v);
+      if (typeof toJSON === 'function') {
+        const j = rApply(toJSON, v, [key]);
         return j === v ? toSafePlain(v, stack, depth) : toSafe(j, key, stack, depth + 1);
       }
       if (isNode(v)) return describeNode(v);
@@ -281,10 +301,71 @@
     return o;
   }
 
+  /**
+   * JSON.stringify for our own data, deaf to a page's `toJSON` on Array.prototype or
+   * Object.prototype (Prototype.js turns every array into a string that way): toJSONOf. Built by string
+   * concatenation, so no patched Array method or index setter is involved. Throws a TypeError
+   * where JSON.stringify would (cycles, BigInt). While neither prototype has a toJSON, it is
+   * JSON.stringify itself (fast, and then the same).
+   * @param {unknown} v @returns {string|undefined}
+   */
+  function plainJson(v) {
+    if (!oGetOwnPropertyDescriptor(ArrayProto, 'toJSON') && !oGetOwnPropertyDescriptor(ObjectProto, 'toJSON')) {
+      return jsonStringify(v);
+    }
+    /** The objects being written, a null-prototype record: no page setter can see them. */
+    const stack = oCreate(null);
+    let depth = 0;
+    /** @param {any} x @param {string} key @returns {string|undefined} */
+    const ser = (x, key) => {
+      if (x !== null && typeof x === 'object') {
+        const toJSON = toJSONOf(x);
+        if (typeof toJSON === 'function') x = rApply(toJSON, x, [key]);
+      }
+      switch (typeof x) {
+        case 'string':
+        case 'number':
+        case 'boolean':
+          return jsonStringify(x);
+        case 'bigint':
+          throw typeError('Do not know how to serialize a BigInt');
+        case 'undefined':
+        case 'function':
+        case 'symbol':
+          return undefined;
+      }
+      if (x === null) return 'null';
+      if (x instanceof NumberC) return jsonStringify(rApply(numValueOf, x, []));
+      if (x instanceof StringC) return jsonStringify(rApply(strValueOf, x, []));
+      if (x instanceof BooleanC) return jsonStringify(rApply(boolValueOf, x, []));
+      for (let i = 0; i < depth; i++) if (stack[i] === x) throw typeError('Converting circular structure to JSON');
+      stack[depth++] = x;
+      let out = '';
+      if (isArray(x)) {
+        const n = x.length;
+        for (let i = 0; i < n; i++) {
+          const item = ser(x[i], StringC(i));
+          out += (i ? ',' : '') + (item === undefined ? 'null' : item);
+        }
+        out = '[' + out + ']';
+      } else {
+        const keys = oKeys(x);
+        for (let i = 0; i < keys.length; i++) {
+          const item = ser(x[keys[i]], keys[i]);
+          if (item !== undefined) out += (out ? ',' : '') + jsonStringify(keys[i]) + ':' + item;
+        }
+        out = '{' + out + '}';
+      }
+      stack[--depth] = undefined;
+      return out;
+    };
+    return ser(v, '');
+  }
+
   /** JSON text of any value, never throwing. @param {unknown} v */
   function safeStringify(v) {
     if (v === undefined) return 'undefined';
-    const s = jsonStringify(toSafe(v, '', new WeakSetC(), 0));
+    const s = plainJson(toSafe(v, '', new WeakSetC(), 0));
     return s === undefined ? 'undefined' : s;
   }
 
@@ -303,7 +384,7 @@
   function jsonCopy(v, what) {
     let s;
     try {
-      s = jsonStringify(v);
+      s = plainJson(v);
     } catch {
       s = undefined;
     }
@@ -591,7 +672,7 @@
     /** @param {unknown} msg */
     const post = (msg) => {
       try {
-        rApply(dispatch, W, [new CustomEventC(PAGE_EVENT, { detail: jsonStringify(msg) })]);
+        rApply(dispatch, W, [new CustomEventC(PAGE_EVENT, { detail: plainJson(msg) })]);
       } catch {
         /* nothing to report to */
       }
@@ -716,7 +797,7 @@
         for (const e of tools.values()) {
           /** @type {Record<string, any>} */
           const r = { name: e.name, title: e.title, description: e.description };
-          if (e.inputSchema !== undefined) r.inputSchema = jsonParse(jsonStringify(e.inputSchema));
+          if (e.inputSchema !== undefined) r.inputSchema = jsonParse(plainJson(e.inputSchema));
           if (e.annotations !== undefined) r.annotations = { ...e.annotations };
           r.origin = location.origin;
           r.window = W;
@@ -1173,7 +1254,7 @@
         seen.add(form);
         const description = attr(form, 'tooldescription') || '';
         const inputSchema = formSchema(form);
-        const key = jsonStringify([description, inputSchema, hasAttr(form, 'toolautosubmit')]);
+        const key = plainJson([description, inputSchema, hasAttr(form, 'toolautosubmit')]);
         if (e) {
           if (e.key !== key) {
             e.key = key;

@@ -26,7 +26,12 @@ export class InspectorView {
   }
 
   update() {
-    const sites = this.app.status?.sites ?? {};
+    const tools = this.app.status?.sites ?? {};
+    /** @type {Record<string, {scheme: string, notices: string[]}>} */
+    const info = this.app.status?.siteInfo ?? {};
+    // Sites with tools, and sites whose every tool was left out (their notice says why).
+    const sites = { ...tools };
+    for (const [site, i] of Object.entries(info)) if (i.notices?.length && !(site in sites)) sites[site] = [];
     const target = this.app.targetSite();
     const names = Object.keys(sites).sort((a, b) => (a === target ? -1 : b === target ? 1 : a.localeCompare(b)));
     for (const [site, section] of this.sections) {
@@ -37,9 +42,9 @@ export class InspectorView {
       }
     }
     for (const site of names) {
-      const json = JSON.stringify(sites[site]);
+      const json = JSON.stringify([sites[site], info[site] ?? null]);
       if (this.built.get(site) !== json) {
-        const section = this.site(site, sites[site]);
+        const section = this.site(site, sites[site], info[site]);
         this.sections.get(site)?.replaceWith(section);
         this.sections.set(site, section);
         this.built.set(site, json);
@@ -65,9 +70,21 @@ export class InspectorView {
     }
   }
 
-  site(site, tools) {
-    return h('section', { class: 'site', 'data-site': site },
-      h('h3', {}, h('span', { text: site }), h('span', { class: 'muted count', text: `${tools.length} tool${tools.length === 1 ? '' : 's'}` })),
+  /** @param {string} site @param {any[]} tools @param {{scheme: string, notices: string[]}} [info] */
+  site(site, tools, info) {
+    // Sites are named host[:port]; the scheme says whether its tools come from https pages.
+    const scheme = info?.scheme === 'https' ? 'https' : info ? 'http' : '';
+    return h('section', { class: 'site', 'data-site': site, 'data-scheme': scheme },
+      h('h3', {},
+        h('span', {},
+          scheme ? h('span', {
+            class: 'muted scheme', text: `${scheme}://`,
+            title: scheme === 'https' ? 'Tools from https pages of this site (http tabs of it are ignored)'
+              : 'Tools from plain-http pages: anyone on the network could change them',
+          }) : null,
+          site),
+        h('span', { class: 'muted count', text: `${tools.length} tool${tools.length === 1 ? '' : 's'}` })),
+      (info?.notices ?? []).map((text) => h('p', { class: 'notice error site-notice', role: 'status', text })),
       tools.map((t) => this.tool(site, t)));
   }
 

@@ -33,7 +33,10 @@ self.toolsOf = (part) => {
   const out = new Map();
   for (const e of self.log) {
     if (e.ev === 'msg' && e.m.type === 'tools' && e.url.includes(part) && self.ports.has(e.pid)) {
-      out.set(e.pid, { pid: e.pid, url: e.url, frameId: e.frameId, native: e.m.native, msgUrl: e.m.url, tools: e.m.tools });
+      out.set(e.pid, {
+        pid: e.pid, url: e.url, frameId: e.frameId, native: e.m.native, msgUrl: e.m.url, tools: e.m.tools,
+        dropped: e.m.dropped ?? null,
+      });
     }
   }
   return [...out.values()];

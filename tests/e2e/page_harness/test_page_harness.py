@@ -566,6 +566,9 @@ def test_forged_page_messages_are_validated(poly: Mode, origins: tuple[str, str]
         { name: 42 },
         null,
       ];
+      let deep = {};
+      for (let i = 0; i < 500; i++) deep = { a: deep };
+      tools.push({ name: 'deep_schema', description: 'x', inputSchema: deep });
       for (let i = 0; i < 600; i++) tools.push({ name: 'many_' + i, description: '' });
       const detail = JSON.stringify({ type: 'tools', tools });
       dispatchEvent(new CustomEvent('webmcp-sidecar:page', { detail }));
@@ -574,14 +577,74 @@ def test_forged_page_messages_are_validated(poly: Mode, origins: tuple[str, str]
     }""")
     frame = ext.wait_frames(tag, lambda f: len(f[0]["tools"]) > 0)[0]
     tools = frame["tools"]
-    assert len(tools) == 512
+    assert len(tools) == 256  # the same limit as lib/limits.js MAX_TOOLS_PER_FRAME
     first = tools[0]
     assert first["name"] == "ok_tool" and first["source"] == "polyfill"
     assert len(first["description"]) == 8192 and len(first["title"]) == 256
     assert first["annotations"] == {"readOnlyHint": True, "s": "str"}
     by = {t["name"]: t for t in tools}
-    assert "inputSchema" not in by["huge_schema"] and "inputSchema" not in by["array_schema"]
-    assert not {"bad name", "n" * 129} & set(by)
+    assert "inputSchema" not in by["array_schema"]
+    # A schema too big or too deep drops the tool: it would be another tool without it.
+    assert not {"bad name", "n" * 129, "huge_schema", "deep_schema"} & set(by)
+    assert "many_253" in by and "many_254" not in by  # ok_tool, array_schema, then 254 of these
+    # ...and the frame says what it left out, for the Inspector and the host.
+    assert frame["dropped"]["count"] == {"name": 4, "big": 1, "deep": 1, "count": 346}
+    assert frame["dropped"]["some"][:4] == [
+        {"name": "bad name", "why": "name"},
+        {"name": "n" * 128, "why": "name"},
+        {"name": "huge_schema", "why": "big"},
+        {"name": "", "why": "name"},
+    ]
+    page.close()
+
+
+def test_deep_schemas_drop_the_tool_in_both_modes(any_mode: Mode, origins: tuple[str, str]) -> None:
+    ctx, ext, _native = any_mode
+    tag = unique("deep")
+    page = _open(ctx, f"{origins[0]}/empty.html?{tag}")
+    refused = page.evaluate("""async () => {
+      const mc = document.modelContext;
+      let deep = { type: 'string' };
+      for (let i = 0; i < 500; i++) deep = { type: 'object', properties: { a: deep } };
+      let refused = null;
+      await mc.registerTool({ name: 'deep', description: 'd', inputSchema: deep, execute: () => 1 })
+        .catch((e) => { refused = String(e); });
+      await mc.registerTool({ name: 'fine', description: 'f', inputSchema: { type: 'object' },
+                              execute: () => 'fine' });
+      return refused;
+    }""")
+    frame = tools_frame(ext, tag, "fine")
+    assert [t["name"] for t in frame["tools"]] == ["fine"]
+    if refused is None:  # Chromium may refuse such a schema itself; when not, we drop it
+        assert frame["dropped"] == {"count": {"deep": 1}, "some": [{"name": "deep", "why": "deep"}]}
+    assert ext.call(frame["pid"], "fine")["value"] == "fine"
+    page.close()
+
+
+def test_a_prototype_js_page_keeps_its_tools(poly: Mode, origins: tuple[str, str]) -> None:
+    """Prototype.js's Array.prototype.toJSON returns a string: the polyfill's own messages,
+    schemas, arguments and results must not go through it."""
+    ctx, ext, _ = poly
+    tag = unique("prototype")
+    page = _open(ctx, f"{origins[0]}/empty.html?{tag}")
+    seen = page.evaluate("""async () => {
+      Array.prototype.toJSON = function () {
+        return '[' + this.map((x) => JSON.stringify(x)).join(', ') + ']';
+      };
+      const push = Array.prototype.push;
+      Array.prototype.push = function (...a) { return push.apply(this, a); };
+      const mc = document.modelContext;
+      await mc.registerTool({ name: 'count', description: 'Counts items',
+        inputSchema: { type: 'object', properties: { xs: { type: 'array' } }, required: ['xs'] },
+        execute: ({ xs }) => (Array.isArray(xs) ? { n: xs.length, xs } : 'xs is a ' + typeof xs) });
+      const [t] = await mc.getTools();
+      return t.inputSchema.required;
+    }""")
+    assert seen == ["xs"]
+    frame = tools_frame(ext, tag, "count")
+    assert frame["tools"][0]["inputSchema"]["required"] == ["xs"]
+    r = ext.call(frame["pid"], "count", {"xs": [1, 2, 3]})
+    assert json.loads(r["value"]) == {"n": 3, "xs": [1, 2, 3]}
     page.close()
 
 
