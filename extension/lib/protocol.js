@@ -42,8 +42,8 @@ export const ERROR_CODES = Object.freeze([
  *
  * --- extension -> host (native) ---
  * @typedef {{type: 'hello', extension_version: string, browser: string, protocol: number}} HelloMsg
- * @typedef {{type: 'registry', sites: Record<string, Tool[]>}} RegistryMsg
- * @typedef {{type: 'site_tools', site: string, tools: Tool[]}} SiteToolsMsg  tools [] = site gone
+ * @typedef {{type: 'registry', sites: Record<string, Tool[]>, notices?: Record<string, string>}} RegistryMsg
+ * @typedef {{type: 'site_tools', site: string, tools: Tool[], notice?: string}} SiteToolsMsg  tools [] = site gone; notice: what was cut or ignored
  * @typedef {{type: 'result', id: string, ok: boolean, value?: string|null, error?: CallError|null,
  *   tab_id?: number|null}} ResultMsg  value = the page's result as JSON text
  * @typedef {{type: 'log', level: 'debug'|'info'|'warning'|'error', message: string}} LogMsg
@@ -64,7 +64,8 @@ export const ERROR_CODES = Object.freeze([
  * @typedef {{type: 'ping'|'pong', id: string}} PingMsg
  *
  * --- content script <-> service worker (port `webmcp-page`, one per frame) ---
- * @typedef {{type: 'tools', url: string, native: boolean, tools: Tool[]}} FrameToolsMsg
+ * @typedef {{type: 'tools', url: string, native: boolean, tools: Tool[],
+ *   dropped?: import('./tools.js').Dropped}} FrameToolsMsg
  * @typedef {{type: 'result', id: string, ok: boolean, value?: string, error?: CallError}} FrameResultMsg
  * @typedef {{type: 'call', id: string, tool: string, args: object, timeout_ms: number,
  *   max_bytes: number}} FrameCallMsg
