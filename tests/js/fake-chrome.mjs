@@ -33,9 +33,11 @@ export class Port {
   take() { const s = this.sent; this.sent = []; return s; }
 }
 
-/** @returns {{chrome: any, native: () => Port, connectFrame: Function}} */
+/** @returns {{chrome: any, native: () => Port, connectFrame: Function, allNative: any[]}} */
 export function installFakeChrome() {
   let nativePort = null;
+  /** Every message the worker sent to any host port, in order. */
+  const allNative = [];
   const chrome = {
     runtime: {
       id: 'fafdbggbcpipbkecmkjnkpdagfobdohc',
@@ -43,6 +45,8 @@ export function installFakeChrome() {
       getManifest: () => ({ version: '0.1.0' }),
       connectNative(name) {
         nativePort = new Port(chrome, name, undefined);
+        const post = nativePort.postMessage.bind(nativePort);
+        nativePort.postMessage = (msg) => { post(msg); allNative.push(jsonCopy(msg)); };
         return nativePort;
       },
       onConnect: new FakeEvent(),
@@ -81,5 +85,5 @@ export function installFakeChrome() {
     chrome.runtime.onConnect.fire(port);
     return port;
   };
-  return { chrome, native: () => nativePort, connectFrame };
+  return { chrome, native: () => nativePort, connectFrame, allNative };
 }

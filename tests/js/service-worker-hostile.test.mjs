@@ -3,11 +3,16 @@
 
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { installFakeChrome } from './fake-chrome.mjs';
 
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const tick = () => sleep(5);
-const { chrome, native, connectFrame } = installFakeChrome();
+const { chrome, native, connectFrame, allNative } = installFakeChrome();
 const tool = (name, extra = {}) => ({ name, description: `does ${name}`, inputSchema: { type: 'object' }, ...extra });
 const sendTools = (port, tools, extra = {}) => port.receive({ type: 'tools', url: port.sender.url, native: false, tools, ...extra });
 const host = (msg) => native().receive(msg);
@@ -122,3 +127,31 @@ test('a site over its limits is cut and says so, to the host and the Inspector',
   assert.equal(registry.type, 'registry');
   assert.equal(registry.notices['big.com'], update.notice);
 });
+
+test('the messages with notices still fit the host models', { skip: !findPython() && 'no Python with pydantic' }, () => {
+  const script = [
+    'import json, sys',
+    `sys.path.insert(0, ${JSON.stringify(path.join(REPO, 'host'))})`,
+    'from webmcp_sidecar.protocol.messages import extension_message',
+    'bad = []',
+    'for line in sys.stdin:',
+    '    try: extension_message.validate_json(line)',
+    '    except Exception as e: bad.append((line[:200], str(e)[:300]))',
+    'print(json.dumps(bad))',
+  ].join('\n');
+  const input = allNative.map((m) => JSON.stringify(m)).join('\n') + '\n';
+  const out = spawnSync(findPython(), ['-c', script], { input, encoding: 'utf8' });
+  assert.equal(out.status, 0, out.stderr);
+  assert.deepEqual(JSON.parse(out.stdout), []);
+  assert.ok(allNative.some((m) => m.type === 'site_tools' && m.notice));
+  assert.ok(allNative.some((m) => m.type === 'registry' && m.notices));
+});
+
+function findPython() {
+  for (const candidate of [process.env.WEBMCP_PYTHON, path.join(REPO, '.venv/bin/python'), 'python3']) {
+    if (!candidate || (candidate.includes('/') && !existsSync(candidate))) continue;
+    const r = spawnSync(candidate, ['-c', 'import pydantic'], { encoding: 'utf8' });
+    if (r.status === 0) return candidate;
+  }
+  return null;
+}
