@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -61,6 +62,27 @@ ISOLATED = {
 def serve_site(directory: Path = SITE_DIR) -> Iterator[str]:
     with demo_serve_site(directory, ISOLATED) as url:
         yield url
+
+
+@contextlib.contextmanager
+def sidecar_env(tmp: str) -> Iterator[dict[str, str]]:
+    """Paths private to this run for the browser's host, and a HOME of its own, set in this
+    process: MCP entries start with the SDK's default environment (HOME, PATH, ...) and find the
+    host's socket through HOME, so leftover hosts never mix in."""
+    home = Path(tmp) / "home"
+    home.mkdir(mode=0o700)
+    saved = {k: os.environ.get(k) for k in ("HOME", "WEBMCP_SIDECAR_SOCKET_DIR")}
+    os.environ["HOME"] = str(home)
+    os.environ.pop("WEBMCP_SIDECAR_SOCKET_DIR", None)
+    try:
+        yield {"HOME": str(home), "WEBMCP_SIDECAR_LOG_DIR": f"{tmp}/log",
+               "WEBMCP_SIDECAR_DATA_DIR": f"{tmp}/data"}
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 class TimedSession(McpSession):

@@ -27,7 +27,7 @@ from mcp import types
 from tests.support.browser import Browser, launch
 from tests.support.mcp_session import McpSession, text
 
-from bench._util import Stats, serve_site, stats_row, table
+from bench._util import Stats, serve_site, sidecar_env, stats_row, table
 
 SITE = Path(__file__).resolve().parents[1] / "tests" / "e2e" / "site" / "browser"
 LINE = re.compile(r'- (\w+)(?: "((?:[^"\\]|\\.)*)")? \[(e\d+)\]')
@@ -77,9 +77,7 @@ def image_bytes(r: types.CallToolResult) -> int:
 
 
 async def run(runs: int, cards: int, ax: bool) -> None:
-    with tempfile.TemporaryDirectory() as tmp, serve_site(SITE) as url:
-        env = {"WEBMCP_SIDECAR_SOCKET_DIR": f"{tmp}/sock", "WEBMCP_SIDECAR_LOG_DIR": f"{tmp}/log",
-               "WEBMCP_SIDECAR_DATA_DIR": f"{tmp}/data"}
+    with tempfile.TemporaryDirectory() as tmp, serve_site(SITE) as url, sidecar_env(tmp) as env:
         async with launch(Path(tmp), env, "native") as browser, McpSession(env, name="bench") as mcp:
             await mcp.wait_tools(lambda n: "browser_navigate" in n, timeout=60)
             await snapshot_bench(browser, mcp, url, runs, cards, ax)

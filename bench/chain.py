@@ -35,10 +35,20 @@ from playwright.async_api import Page, Worker
 from tests.support.browser import launch
 from tests.support.mcp_session import text as result_text
 
-from bench._util import Stats, TimedSession, fmt, serve_site, site_of, stats_row, table
+from bench._util import (
+    Stats,
+    TimedSession,
+    fmt,
+    serve_site,
+    sidecar_env,
+    site_of,
+    stats_row,
+    table,
+)
 from bench.peer_devtools_mcp import PeerSession, PeerUnavailable
 from webmcp_sidecar import localsock
 from webmcp_sidecar.native.codec import dumps, parse_payload
+from webmcp_sidecar.paths import socket_dir
 
 MIB = 1024 * 1024
 PATTERN = "abcdefghijklmnopqrstuvwxyz012345"  # as in bench.html
@@ -420,13 +430,8 @@ async def large_result(res: ModeResult, mcp: TimedSession, blob: str, calls: int
 async def run_mode(mode: str, url: str, args: argparse.Namespace) -> ModeResult:
     res = ModeResult(mode)
     site = site_of(url)
-    with tempfile.TemporaryDirectory(prefix="webmcp-bench-") as tmp:
-        # Paths private to this run, so leftover hosts never mix in. Default log level (INFO).
-        env = {
-            "WEBMCP_SIDECAR_SOCKET_DIR": f"{tmp}/sock",
-            "WEBMCP_SIDECAR_LOG_DIR": f"{tmp}/log",
-            "WEBMCP_SIDECAR_DATA_DIR": f"{tmp}/data",
-        }
+    # Paths private to this run, so leftover hosts never mix in. Default log level (INFO).
+    with tempfile.TemporaryDirectory(prefix="webmcp-bench-") as tmp, sidecar_env(tmp) as env:
         async with launch(Path(tmp), env, mode) as browser:
             page = await browser.open(url + "bench.html")
             async with TimedSession(env) as mcp:
@@ -439,7 +444,7 @@ async def run_mode(mode: str, url: str, args: argparse.Namespace) -> ModeResult:
                 if args.hops:
                     say(f"[{mode}] hops ...")
                     worker = await browser.worker()
-                    await hops(res, page, worker, mcp, add, url, env["WEBMCP_SIDECAR_SOCKET_DIR"], args)
+                    await hops(res, page, worker, mcp, add, url, str(socket_dir()), args)
                 say(f"[{mode}] large result ...")
                 await large_result(res, mcp, blob, args.large_calls)
             say(f"[{mode}] throughput ...")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,10 +33,27 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture
-def sock_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """A private socket dir and log dir for hosts and entries this test starts."""
-    e = {"WEBMCP_SIDECAR_SOCKET_DIR": str(tmp_path / "sock"),
-         "WEBMCP_SIDECAR_LOG_DIR": str(tmp_path / "log")}
+def private_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fresh HOME for this test, set in this process.
+
+    MCP entries start with the SDK's default environment (HOME, PATH, ...), so HOME is what an
+    entry and the hosts this test starts share: both derive the socket dir from it. It is short
+    (not under tmp_path) because a Unix socket's whole path must fit in ~104 bytes.
+    """
+    home = Path(tempfile.mkdtemp(prefix="wms-"))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("WEBMCP_SIDECAR_SOCKET_DIR", raising=False)
+    try:
+        yield home
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture
+def sock_env(tmp_path: Path, private_home: Path,
+             monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """What the hosts this test starts get: its own HOME (hence socket dir) and log dir."""
+    e = {"HOME": str(private_home), "WEBMCP_SIDECAR_LOG_DIR": str(tmp_path / "log")}
     for k, v in e.items():
         monkeypatch.setenv(k, v)
     return e

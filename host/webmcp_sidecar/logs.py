@@ -1,12 +1,27 @@
-"""Logging to a file in the user log dir: stdout belongs to native messaging."""
+"""Logging to a file in the user log dir: stdout belongs to native messaging.
+
+The dir is 0700 and the files 0600: logs name the sites and tools in use.
+"""
 
 from __future__ import annotations
 
 import logging
 import logging.handlers
 import os
+from typing import IO, Any
 
-from .paths import log_dir
+from .paths import ensure_private_dir, log_dir
+
+
+class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """Opens (and, on rotation, re-creates) its file readable by this user only."""
+
+    def _open(self) -> IO[Any]:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(self.baseFilename, flags, 0o600)
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, 0o600)  # a file an older version made 0644
+        return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
 
 
 def setup(name: str, level: str | None = None) -> logging.Logger:
@@ -14,9 +29,8 @@ def setup(name: str, level: str | None = None) -> logging.Logger:
     root = logging.getLogger()
     root.setLevel(level.upper())
     try:
-        d = log_dir()
-        d.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.handlers.RotatingFileHandler(
+        d = ensure_private_dir(log_dir())
+        handler: logging.Handler = PrivateRotatingFileHandler(
             d / f"{name}.log", maxBytes=2_000_000, backupCount=2, encoding="utf-8"
         )
     except OSError:

@@ -39,10 +39,14 @@ def demo_url() -> Iterator[str]:
 
 
 @pytest.fixture
-def sidecar_env(tmp_path: Path) -> dict[str, str]:
-    """Paths private to this test, so parallel or leftover hosts never mix in."""
+def sidecar_env(tmp_path: Path, private_home: Path) -> dict[str, str]:
+    """Paths private to this test, so parallel or leftover hosts never mix in.
+
+    The socket dir is not among them: hosts and entries derive it from HOME (`private_home`,
+    set in this process), as real ones do; MCP entries get only the SDK's default environment.
+    """
     env = {
-        "WEBMCP_SIDECAR_SOCKET_DIR": str(tmp_path / "sock"),
+        "HOME": str(private_home),
         "WEBMCP_SIDECAR_LOG_DIR": str(tmp_path / "log"),
         "WEBMCP_SIDECAR_DATA_DIR": str(tmp_path / "data"),
         "WEBMCP_SIDECAR_LOG_LEVEL": "DEBUG",

@@ -12,6 +12,7 @@ import anyio
 import pytest
 
 from tests.support.mcp_session import McpSession, text
+from webmcp_sidecar.paths import socket_dir
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -253,7 +254,7 @@ async def test_host_killed_mid_session_comes_back(browser, mcp, site_url, sideca
     await browser.open(site_url + "tools.html")
     s = slug(site_url)
     await mcp.wait_tools(lambda n: f"{s}__add" in n)
-    sock_dir = sidecar_env["WEBMCP_SIDECAR_SOCKET_DIR"]
+    sock_dir = socket_dir()  # derived from the test's HOME, as the host and the entry do
     (sock,) = [p for p in os.listdir(sock_dir) if p.endswith(".sock")]
     pid = int(sock.split("-")[1].split(".")[0])
     os.kill(pid, signal.SIGKILL)

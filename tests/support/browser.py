@@ -49,6 +49,8 @@ def install_manifest(profile: Path, env: dict[str, str], command: list[str] | No
 async def launch(
     tmp_path: Path, env: dict[str, str], mode: str, command: list[str] | None = None
 ) -> AsyncIterator[Browser]:
+    """Chromium, so the host it starts, gets this process's whole environment plus `env` (as
+    a desktop session's browser would); MCP entries get only the SDK's default environment."""
     profile = tmp_path / f"profile-{mode}"
     install_manifest(profile, env, command)
     ext = extension_dir()

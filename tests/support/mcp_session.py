@@ -7,6 +7,7 @@ subscriptions/listen stream open, which this wrapper does so tests can check bot
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -16,12 +17,26 @@ from mcp import Client, StdioServerParameters, types
 
 
 class McpSession:
-    def __init__(self, env: dict[str, str], mode: str = "legacy", name: str = "tests",
-                 extra_args: list[str] | None = None, command: list[str] | None = None) -> None:
+    """The entry starts exactly as an MCP client's SDK starts it by default: no `env`, so it gets
+    only HOME, LOGNAME, PATH, SHELL, TERM and USER of this process (nothing else of `env`).
+
+    `env` is the test's sidecar environment (what its browser's host got). Only its HOME matters
+    to the entry, and it must be this process's HOME already (`private_home` sets it), else the
+    entry would look for hosts somewhere else.
+    """
+
+    def __init__(self, env: dict[str, str] | None = None, mode: str = "legacy",
+                 name: str = "tests", extra_args: list[str] | None = None,
+                 command: list[str] | None = None) -> None:
+        home = (env or {}).get("HOME")
+        if home is not None and home != os.environ.get("HOME"):
+            raise ValueError(f"HOME of this process is {os.environ.get('HOME')!r}, not the "
+                             f"test's {home!r}: set it with monkeypatch.setenv (or use the "
+                             "private_home fixture)")
         # `command` runs another build of the entry (the PyInstaller bundle); default: this venv.
         cmd = command or [sys.executable, "-m", "webmcp_sidecar"]
         self.params = StdioServerParameters(
-            command=cmd[0], args=[*cmd[1:], "mcp", *(extra_args or [])], env=env,
+            command=cmd[0], args=[*cmd[1:], "mcp", *(extra_args or [])],
         )
         self.mode = mode
         self.name = name

@@ -13,7 +13,6 @@ import contextlib
 import functools
 import http.server
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -70,11 +69,9 @@ def _say(msg: str = "") -> None:
 
 async def _drive(url: str, keep_open: bool) -> int:
     site = url.split("/")[2]
-    # The entry gets our whole environment (the SDK passes only a few safe variables by default),
-    # so it looks for hosts where the browser's host, started from this environment, listens.
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "webmcp_sidecar", "mcp"], env=dict(os.environ)
-    )
+    # Started as any MCP client starts it: the SDK's default environment (HOME, PATH, ...), from
+    # which it finds the socket dir of the browser's host all the same.
+    params = StdioServerParameters(command=sys.executable, args=["-m", "webmcp_sidecar", "mcp"])
     async with Client(params, client_info=types.Implementation(name="demo", version="1")) as c:
         _say(f"MCP client connected to `webmcp-sidecar mcp` (protocol {c.protocol_version}).")
         tools: list[types.Tool] = []

@@ -3,6 +3,8 @@
 The pool finds hosts by their endpoint files in the socket dir (a cheap directory scan, twice a
 second; never on the call path), keeps one connection to each, and merges their registries: a
 site seen by several hosts (profiles, browsers) is served by the one that reported it last.
+A socket dir that is not ours alone is never used (`problem` says why); a host run by another user
+is never sent a byte (`localsock.connect` checks its uid first).
 """
 
 from __future__ import annotations
@@ -164,6 +166,8 @@ class HostPool:
         self._seen: dict[tuple[str, str], int] = {}  # (endpoint, site) -> when last reported
         self.first_scan = asyncio.Event()
         self._failed: dict[str, int] = {}
+        # Why no host can be reached at all (the socket dir was refused), in plain words.
+        self.problem: str | None = None
 
     def touch(self, link: HostLink, sites: list[str]) -> None:
         key = str(link.endpoint.path)
@@ -194,7 +198,13 @@ class HostPool:
                 await asyncio.sleep(SCAN_INTERVAL)
 
     async def scan(self, tg: asyncio.TaskGroup) -> None:
-        found = {str(ep.path): ep for ep in localsock.list_endpoints()}
+        endpoints, problem = localsock.scan()
+        if problem != self.problem:
+            if problem:
+                log.warning("%s", problem)
+            self.problem = problem
+            self.on_change()
+        found = {str(ep.path): ep for ep in endpoints}
         new = [ep for key, ep in found.items() if key not in self.links]
         if new:
             await asyncio.gather(*(self._connect(ep, tg) for ep in new))
@@ -206,7 +216,11 @@ class HostPool:
             await link.open()
         except (OSError, ConnectionError, TimeoutError, ValidationError, FrameError) as e:
             link.close()
-            if not localsock.pid_alive(ep.pid):
+            if isinstance(e, PermissionError):
+                n = self._failed[key] = self._failed.get(key, 0) + 1
+                if n == 1:
+                    log.warning("host endpoint %s refused: %s", key, e)
+            elif not localsock.pid_alive(ep.pid):
                 # A host that died without cleaning up (killed): its endpoint is stale.
                 with contextlib.suppress(OSError):
                     ep.path.unlink()

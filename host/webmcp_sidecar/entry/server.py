@@ -253,9 +253,13 @@ class Entry:
             )
         return to_call_result(result, self.config.max_result_bytes)
 
+    def _no_browser(self) -> str:
+        """NO_BROWSER, after the reason no browser can be reached when the pool knows it."""
+        return f"{self.pool.problem}\n\n{NO_BROWSER}" if self.pool.problem else NO_BROWSER
+
     def _unknown_tool(self, name: str) -> str:
         if not self.pool.connected_browsers():
-            return f"There is no tool named `{name}` now. {NO_BROWSER}"
+            return f"There is no tool named `{name}` now. {self._no_browser()}"
         return (
             f"There is no tool named `{name}` now: the page that offered it may have closed or "
             "removed it. Call list_site_tools to see what is available."
@@ -282,7 +286,7 @@ class Entry:
         if ref is not None:
             return await self.call_site(ref, tool_args)
         if not self.pool.connected_browsers():
-            return error_result(NO_BROWSER)
+            return error_result(self._no_browser())
         merged = self.pool.merged()
         if site not in merged:
             return error_result(
@@ -296,7 +300,7 @@ class Entry:
         merged = self.pool.merged()
         if not merged:
             if not self.pool.connected_browsers():
-                return text_result(NO_BROWSER)
+                return text_result(self._no_browser())
             return text_result("No open tab offers WebMCP tools right now.")
         by_name = {(r.site, r.tool.name): n for n, r in self.refs.items()}
         if isinstance(site, str) and site:
