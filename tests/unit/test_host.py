@@ -9,8 +9,8 @@ import pytest
 
 from tests.support.fake_browser import FakeBrowser
 from tests.support.raw_entry import RawEntry
-from webmcp_sidecar import localsock
-from webmcp_sidecar.native.codec import MAX_TO_BROWSER, header
+from webmcp_sidecar import localsock, paths
+from webmcp_sidecar.native.codec import MAX_TO_BROWSER, dumps, header
 
 pytestmark = pytest.mark.anyio
 
@@ -18,14 +18,8 @@ TOOLS = [{"name": "add", "description": "Add", "inputSchema": {"type": "object"}
 
 
 @pytest.fixture
-async def browser(tmp_path, monkeypatch):
-    env = {
-        "WEBMCP_SIDECAR_SOCKET_DIR": str(tmp_path / "sock"),
-        "WEBMCP_SIDECAR_LOG_DIR": str(tmp_path / "log"),
-    }
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
-    b = FakeBrowser(env)
+async def browser(sock_env):
+    b = FakeBrowser(sock_env)
     await b.start()
     b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
     b.send({"type": "registry", "sites": {"a.test": TOOLS}})
@@ -45,11 +39,55 @@ async def test_entry_gets_welcome_with_registry_and_updates(browser):
     e.close()
 
 
-async def test_socket_is_private(browser, tmp_path):
+async def test_socket_and_logs_are_private(browser, tmp_path):
     await RawEntry.connect()
     (ep,) = localsock.list_endpoints()
+    assert ep.path.parent == paths.socket_dir()
     assert stat.S_IMODE(ep.path.stat().st_mode) == 0o600
     assert stat.S_IMODE(ep.path.parent.stat().st_mode) == 0o700
+    log_dir = tmp_path / "log"
+    assert stat.S_IMODE(log_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE((log_dir / "host.log").stat().st_mode) == 0o600
+
+
+async def raw_link() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A connection to the host that has not said hello."""
+    async with asyncio.timeout(10):
+        while not (eps := localsock.list_endpoints()):
+            await asyncio.sleep(0.05)
+    return await localsock.connect(eps[0])
+
+
+async def test_nothing_counts_before_the_hello(browser):
+    first = await RawEntry.connect()  # c1: the next connection is c2
+    reader, writer = await raw_link()
+    for msg in (
+        {"type": "call", "id": "c2.1", "site": "a.test", "tool": "add", "args": {}},
+        {"type": "browser_call", "id": "c2.2", "session": "panel", "tool": "click", "tab_id": 1},
+        {"type": "entry_hello", "client": "late", "pid": 1},
+    ):
+        writer.write(localsock.frame(dumps(msg)))
+    assert await localsock.read_frame(reader) is None  # refused: closed, no welcome
+    writer.close()
+    # The refused frames never reached the browser: the next call it sees is the real entry's.
+    first.send({"type": "call", "id": first.welcome["conn"] + ".1", "site": "a.test",
+                "tool": "add", "args": {}})
+    assert (await browser.expect("call"))["id"] == first.welcome["conn"] + ".1"
+
+
+async def test_browser_calls_run_in_the_connections_own_session(browser):
+    e = await RawEntry.connect()
+    conn = e.welcome["conn"]
+    e.send({"type": "browser_call", "id": conn + ".1", "session": "panel", "tool": "click",
+            "args": {"ref": "e1"}, "tab_id": 7})
+    r = await e.recv("result")
+    assert r["id"] == conn + ".1" and r["error"]["code"] == "bad_request"
+    assert "panel" in r["error"]["message"]
+    e.send({"type": "browser_call", "id": conn + ".2", "session": "c999", "tool": "click",
+            "args": {"ref": "e1"}, "tab_id": 7})
+    call = await browser.expect("browser_call")  # the panel one never came
+    assert call["id"] == conn + ".2" and call["session"] == conn and "tab_id" not in call
+    assert call["args"] == {"ref": "e1"}
 
 
 async def test_malformed_frames_are_dropped_and_the_host_lives_on(browser, tmp_path):
@@ -142,14 +180,8 @@ async def test_entry_leaving_mid_call_cancels_it_in_the_browser(browser):
     assert cancel["id"] == call_id
 
 
-async def test_calls_before_the_extension_says_hello_get_a_clear_error(tmp_path, monkeypatch):
-    env = {
-        "WEBMCP_SIDECAR_SOCKET_DIR": str(tmp_path / "s"),
-        "WEBMCP_SIDECAR_LOG_DIR": str(tmp_path),
-    }
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
-    b = FakeBrowser(env)
+async def test_calls_before_the_extension_says_hello_get_a_clear_error(sock_env):
+    b = FakeBrowser(sock_env)
     await b.start()
     e = await RawEntry.connect()
     e.send({"type": "call", "id": e.welcome["conn"] + ".1", "site": "a", "tool": "t"})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import itertools
 import logging
 import os
@@ -54,6 +55,10 @@ class EntryConn:
 ROUTED = frozenset({"call", "open_url", "browser_call"})
 # Messages from the browser addressed to one entry session (by its `session` = conn id).
 TO_SESSION = frozenset({"session_tabs"})
+# The side panel's own browser session (the tab in view, any `tab_id`): never an entry's.
+PANEL_SESSION = "panel"
+# How long a new connection has to introduce itself with `entry_hello`.
+HELLO_TIMEOUT = 10.0
 
 # A handler for browser messages of one type that the host itself acts on (e.g. the side
 # panel's agent): gets the decoded message and its frame bytes.
@@ -191,11 +196,12 @@ class Host:
     async def serve_entry(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         conn = EntryConn(f"c{next(self._conn_ids)}", writer)
         try:
+            if not await self._admit(conn, reader):
+                return
             while (payload := await localsock.read_frame(reader)) is not None:
                 try:
                     raw = parse_payload(payload)
-                    if not self.on_entry_message(conn, raw, payload):
-                        return
+                    self.on_entry_message(conn, raw, payload)
                 except (FrameError, ValidationError) as e:
                     log.warning("bad frame from an MCP entry dropped: %s", _short(e))
         except ConnectionError as e:
@@ -210,20 +216,57 @@ class Host:
                 self.send_to_browser(dumps({"type": "session_end", "session": conn.id}))
             writer.close()
 
-    def on_entry_message(self, conn: EntryConn, raw: dict[str, Any], payload: bytes) -> bool:
+    async def _admit(self, conn: EntryConn, reader: asyncio.StreamReader) -> bool:
+        """Nothing a connection sends counts before its first frame, an `entry_hello` with this
+        endpoint's token (loopback TCP: any local process can connect), proves it is an entry."""
+        hello: m.EntryHello | None = None
+        try:
+            async with asyncio.timeout(HELLO_TIMEOUT):
+                payload = await localsock.read_frame(reader)
+            if payload is not None:
+                hello = m.EntryHello.model_validate(parse_payload(payload))
+        except (TimeoutError, FrameError, ValidationError):
+            hello = None
+        if hello is None or not hmac.compare_digest(
+            hello.token.encode("utf-8", "replace"), self.token.encode()
+        ):
+            log.warning("refused a local connection: it did not begin with a valid entry_hello")
+            return False
+        self.conns[conn.id] = conn
+        welcome = m.Welcome(
+            host_id=self.host_id,
+            conn=conn.id,
+            pid=os.getpid(),
+            browser=self.browser,
+            extension_origin=self.origin,
+            extension_version=self.extension_version,
+            extension_connected=self.extension_connected,
+            sites=self.sites,
+        )
+        conn.send_payload(dumps(welcome.model_dump(exclude_none=True)))
+        log.info("MCP entry %s connected (%s, pid %s)", conn.id, hello.client[:100], hello.pid)
+        return True
+
+    def on_entry_message(self, conn: EntryConn, raw: dict[str, Any], payload: bytes) -> None:
+        """A frame of an admitted entry (after its hello)."""
         kind = raw.get("type")
         if kind in ROUTED:
             call_id = raw.get("id")
             if not isinstance(call_id, str) or not call_id.startswith(conn.prefix):
                 log.warning("entry %s sent a call with a foreign id %r", conn.id, call_id)
-                return True
+                return
+            if kind == "browser_call":
+                stamped = self._own_session(conn, call_id, raw)
+                if stamped is None:
+                    return
+                payload = stamped
             if not self.extension_connected:
                 self._fail(conn, call_id, "no_extension", NO_EXTENSION)
-                return True
+                return
             self.pending[call_id] = conn
             conn.pending.add(call_id)
             self.send_to_browser(payload)
-            return True
+            return
         msg = m.entry_message.validate_python(raw)
         if isinstance(msg, m.Cancel):
             if msg.id in conn.pending:
@@ -235,25 +278,22 @@ class Host:
                 self.send_to_browser(
                     dumps(m.Session(session=conn.id, client=msg.client).model_dump())
                 )
-        elif isinstance(msg, m.EntryHello):
-            if msg.token != self.token:
-                return False
-            self.conns[conn.id] = conn
-            welcome = m.Welcome(
-                host_id=self.host_id,
-                conn=conn.id,
-                pid=os.getpid(),
-                browser=self.browser,
-                extension_origin=self.origin,
-                extension_version=self.extension_version,
-                extension_connected=self.extension_connected,
-                sites=self.sites,
-            )
-            conn.send_payload(dumps(welcome.model_dump(exclude_none=True)))
-            log.info("MCP entry %s connected (%s, pid %s)", conn.id, msg.client, msg.pid)
         elif isinstance(msg, m.Ping):
             conn.send_payload(dumps({"type": "pong", "id": msg.id}))
-        return True
+
+    def _own_session(self, conn: EntryConn, call_id: str, raw: dict[str, Any]) -> bytes | None:
+        """A browser call runs in the session of the connection it came on, whatever it names;
+        `panel` (the side panel's: the tab in view, any tab id) is refused. None: answered."""
+        if raw.get("session") == PANEL_SESSION:
+            log.warning("entry %s asked for the side panel's browser session: refused", conn.id)
+            self._fail(conn, call_id, "bad_request", PANEL_REFUSED)
+            return None
+        try:
+            call = m.BrowserCall.model_validate({**raw, "session": conn.id, "tab_id": None})
+        except ValidationError as e:
+            self._fail(conn, call_id, "bad_request", f"Bad browser call: {_short(e)}")
+            return None
+        return dumps(call.model_dump(exclude_none=True))
 
     def _fail(self, conn: EntryConn, call_id: str, code: m.ErrorCode, message: str) -> None:
         res = m.Result(id=call_id, ok=False, error=m.CallError(code=code, message=message))
@@ -261,6 +301,11 @@ class Host:
 
 
 _RESULT_HEAD = b'{"type":"result","id":"'
+
+PANEL_REFUSED = (
+    "Browser tools of MCP clients act in the client's own tabs; the side panel's session "
+    "(`panel`) is not available to them."
+)
 
 NO_EXTENSION = (
     "The browser has not finished connecting to WebMCP Sidecar yet. Wait a moment; if it "
@@ -280,11 +325,18 @@ async def run(origin: str) -> int:
     from ..agent.hook import install as install_agent  # light: the agent loads on first panel use
 
     install_agent(host)
-    server, endpoint = await localsock.serve(host.serve_entry)
-    host.token = endpoint.token
-    log.info(
-        "host %s (v%s) for %s listening on %s", os.getpid(), __version__, origin, endpoint.path
-    )
+    server: asyncio.AbstractServer | None = None
+    endpoint: localsock.Endpoint | None = None
+    try:
+        server, endpoint = await localsock.serve(host.serve_entry)
+    except OSError as e:
+        # The browser side (extension, side panel) still works; MCP clients cannot reach it.
+        log.error("MCP clients cannot reach this browser: %s", e)
+    else:
+        host.token = endpoint.token
+        log.info(
+            "host %s (v%s) for %s listening on %s", os.getpid(), __version__, origin, endpoint.path
+        )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -302,8 +354,9 @@ async def run(origin: str) -> int:
         await stop.wait()
     finally:
         task.cancel()
-        server.close()
-        endpoint.path.unlink(missing_ok=True)
+        if server is not None and endpoint is not None:
+            server.close()
+            endpoint.path.unlink(missing_ok=True)
         for conn in list(host.conns.values()):
             conn.writer.close()
     return 0
