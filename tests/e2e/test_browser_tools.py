@@ -7,7 +7,6 @@ browser's own state (chrome.tabs / chrome.tabGroups in the service worker).
 from __future__ import annotations
 
 import base64
-import json
 import re
 import struct
 
@@ -453,31 +452,33 @@ async def test_the_debugger_lets_go_when_idle(browser, mcp, site):
     assert await page.is_visible("#tip")
 
 
-async def test_the_side_panel_session_acts_on_the_tab_in_view(browser, site, sidecar_env, monkeypatch):
-    for k, v in sidecar_env.items():
-        monkeypatch.setenv(k, v)  # this process finds the host's socket as an entry would
+async def test_an_entry_cannot_borrow_the_side_panel_session(browser, site, sidecar_env):
+    # Session `panel` (the tab in view, any tab id) is the host's own agent's, through
+    # Host.request (test_sidepanel.py drives it); from an entry the host refuses it.
     page = await browser.open(site + "form.html")
     await page.bring_to_front()
-    raw = await RawEntry.connect()  # sends what the host's own agent sends: session "panel"
+    raw = await RawEntry.connect()
     try:
         conn = raw.welcome["conn"]
         if not raw.welcome.get("extension_connected"):
             while not (await raw.recv("status", timeout=20))["extension_connected"]:
                 pass
-        raw.send({"type": "browser_call", "id": f"{conn}.1", "session": "panel", "tool": "snapshot"})
+        raw.send({"type": "browser_call", "id": f"{conn}.1", "session": "panel", "tool": "type",
+                  "args": {"ref": "e1", "text": "from an entry"}})
         res = await raw.recv("result")
-        assert res["ok"], res
-        outline = json.loads(res["value"])
-        assert outline.startswith(f'Page: "Sign up" {site}form.html')
-        name = ref(outline, "textbox", "Name")
-        raw.send({"type": "browser_call", "id": f"{conn}.2", "session": "panel", "tool": "type",
-                  "args": {"ref": name, "text": "from the panel"}})
-        assert (await raw.recv("result"))["ok"]
-        assert await page.input_value("#name") == "from the panel"
-        # The panel owns no tabs and makes no group.
-        assert await worker_eval(browser, "chrome.tabGroups.query({}).then(g => g.length)") == 0
+        assert not res["ok"] and res["error"]["code"] == "bad_request", res
+        # Named otherwise, the call runs in the entry's own session, which has no tab yet.
+        raw.send({"type": "browser_call", "id": f"{conn}.2", "session": "c999", "tool": "snapshot",
+                  "tab_id": (await tabs_of(browser))[0]})
+        res = await raw.recv("result")
+        assert not res["ok"] and res["error"]["code"] == "no_tab", res
+        assert await page.input_value("#name") == ""
     finally:
         raw.close()
+
+
+async def tabs_of(browser: Browser) -> list[int]:
+    return await worker_eval(browser, "chrome.tabs.query({}).then(ts => ts.map(t => t.id))")
 
 
 async def test_the_side_panel_can_list_sessions_focus_and_close_their_tabs(browser, mcp, site):

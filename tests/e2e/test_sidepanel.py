@@ -54,7 +54,8 @@ class Session:
 
 @pytest.fixture
 async def s(tmp_path, sidecar_env, keyring_env, llm, demo_url) -> AsyncIterator[Session]:
-    env = {**sidecar_env, **keyring_env}
+    # The test's own HOME stays (MCP entries find the host through it); the keyring is on the bus.
+    env = {**sidecar_env, **keyring_env, "HOME": sidecar_env["HOME"]}
     async with launch(tmp_path, env, "native") as browser:
         demo = await browser.open(demo_url)
         panel = await browser.ctx.new_page()
