@@ -183,6 +183,13 @@ async def test_the_entry_refuses_it_too_and_says_why(planted: str, sock_env: dic
     assert planted in entry_log.read_text()
 
 
+def test_doctor_says_why_no_host_can_be_reached(planted: str) -> None:
+    from webmcp_sidecar.install.doctor import check_hosts
+
+    (check,) = [c for c in check_hosts(timeout=1) if c.id == "host"]
+    assert check.status == "fail" and planted in check.detail
+
+
 # --- the host's peer ----------------------------------------------------------------------------
 
 

@@ -121,7 +121,10 @@ def check_hosts(timeout: float = 3.0) -> list[Check]:
             checks.append(Check(id=f"host:{ep.pid}", status="warn", title="host reachable",
                                 detail=f"{who}: running, but the extension has not said hello",
                                 fix="reload the extension in chrome://extensions"))
-    if not live:
+    refused = localsock.scan()[1]  # the socket dir is another user's, a symlink, or open
+    if refused:
+        checks.append(Check(id="host", status="fail", title="host socket dir", detail=refused))
+    elif not live:
         checks.append(Check(
             id="host", status="warn", title="host reachable",
             detail=f"no live host in {socket_dir()}: the browser starts one when the extension "
