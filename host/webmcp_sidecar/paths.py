@@ -110,10 +110,12 @@ def _darwin_user_temp_dir() -> Path | None:
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None)
+        confstr = ctypes.CDLL(None).confstr
+        confstr.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+        confstr.restype = ctypes.c_size_t
         buf = ctypes.create_string_buffer(1024)
-        n = libc.confstr(_DARWIN_USER_TEMP_DIR, buf, len(buf))
-    except (OSError, AttributeError):
+        n = confstr(_DARWIN_USER_TEMP_DIR, buf, len(buf))
+    except (OSError, AttributeError, TypeError):
         return None
     return Path(os.fsdecode(buf.value)) if 0 < n <= len(buf) else None
 
