@@ -46,9 +46,9 @@ from bench._util import (
     table,
 )
 from bench.peer_devtools_mcp import PeerSession, PeerUnavailable
-from webmcp_sidecar import localsock
-from webmcp_sidecar.native.codec import dumps, parse_payload
 from webmcp_sidecar.paths import socket_dir
+from webmcp_sidecar.wire import localsock
+from webmcp_sidecar.wire.codec import dumps, parse_payload
 
 MIB = 1024 * 1024
 PATTERN = "abcdefghijklmnopqrstuvwxyz012345"  # as in bench.html

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "host"))
 
 from webmcp_sidecar import EXTENSION_ID  # noqa: E402
-from webmcp_sidecar.install.manifest import launcher_spec  # noqa: E402
+from webmcp_sidecar.setup.install.manifest import launcher_spec  # noqa: E402
 
 HDR = struct.Struct("=I")  # native byte order, as Chrome frames
 PING = json.dumps({"type": "ping", "id": "1"}).encode()

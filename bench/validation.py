@@ -23,7 +23,7 @@ import anyio
 from jsonschema import Draft202012Validator
 
 from bench._util import Stats
-from webmcp_sidecar.entry.validation import check_arguments, check_arguments_async, schema_key
+from webmcp_sidecar.tools.validation import check_arguments, check_arguments_async, schema_key
 
 ADD = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
        "required": ["a", "b"]}

@@ -1,5 +1,5 @@
 // Checking what the host sends, shaping what goes back, and the plain-language error texts.
-// Whatever leaves here must validate against host/webmcp_sidecar/protocol/messages.py.
+// Whatever leaves here must validate against host/webmcp_sidecar/wire/messages.py.
 
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, ERROR_CODES } from './protocol.js';
 
@@ -67,7 +67,7 @@ export function checkHostMessage(msg) {
  * @returns {import('./protocol.js').ResultMsg}
  */
 // Results keep `type` then `id` as their first keys: the host routes them by reading just the
-// frame's head (hostproc/app.py, _RESULT_HEAD).
+// frame's head (native_host/app.py, _RESULT_HEAD).
 export function errorResult(id, code, message, tabId = null) {
   return { type: 'result', id, ok: false, error: { code, message }, tab_id: tabId };
 }

@@ -1,5 +1,5 @@
 // Message shapes and constants shared by the service worker and the content scripts.
-// The authoritative models are host/webmcp_sidecar/protocol/messages.py (pydantic):
+// The authoritative models are host/webmcp_sidecar/wire/messages.py (pydantic):
 // whatever the extension sends must validate against them.
 
 /** Native messaging host name (the manifest the installer writes). */

@@ -1,3 +1,3 @@
-from .cli import main
+from webmcp_sidecar.cli import main
 
 raise SystemExit(main())

@@ -27,11 +27,11 @@ def _parser() -> argparse.ArgumentParser:
     host = sub.add_parser("host", help="the native-messaging host (the browser starts it)")
     host.add_argument("origin", nargs="?", default="", help="chrome-extension://<id>/")
 
-    from .install.commands import add_parsers
+    from webmcp_sidecar.setup.install.commands import add_parsers
 
     add_parsers(sub)  # install, uninstall, doctor
 
-    from .agent.keys_cli import add_parser as add_keys_parser
+    from webmcp_sidecar.agent.keys_cli import add_parser as add_keys_parser
 
     add_keys_parser(sub)  # keys set|list|delete
 
@@ -52,26 +52,26 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0].startswith("chrome-extension://"):
-        from .hostproc.app import main as host_main
+        from webmcp_sidecar.native_host.app import main as host_main
 
         return host_main(argv[0])
     args = _parser().parse_args(argv)
     if args.cmd == "host":
-        from .hostproc.app import main as host_main
+        from webmcp_sidecar.native_host.app import main as host_main
 
         return host_main(args.origin)
     if args.cmd == "mcp":
         return _run_mcp(args)
     if args.cmd == "keys":
-        from .agent.keys_cli import run as keys_run
+        from webmcp_sidecar.agent.keys_cli import run as keys_run
 
         return keys_run(args)
     if args.cmd in ("install", "uninstall", "doctor"):
-        from .install.commands import run as install_run
+        from webmcp_sidecar.setup.install.commands import run as install_run
 
         return install_run(args)
     if args.cmd == "demo":
-        from .demo.run import main as demo_main
+        from webmcp_sidecar.demo.run import main as demo_main
 
         return demo_main(args)
     return 2
@@ -80,9 +80,9 @@ def main(argv: list[str] | None = None) -> int:
 def _run_mcp(args: argparse.Namespace) -> int:
     import anyio
 
-    from . import logs
-    from .entry.config import EntryConfig
-    from .entry.server import serve_stdio
+    from webmcp_sidecar import logs
+    from webmcp_sidecar.mcp_server.config import EntryConfig
+    from webmcp_sidecar.mcp_server.server import serve_stdio
 
     logs.setup("mcp")
     config = EntryConfig.from_env()

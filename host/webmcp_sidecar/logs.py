@@ -10,7 +10,7 @@ import logging.handlers
 import os
 from typing import IO, Any
 
-from .paths import ensure_private_dir, log_dir
+from webmcp_sidecar.paths import ensure_private_dir, log_dir
 
 
 class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):

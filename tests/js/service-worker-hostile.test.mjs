@@ -132,7 +132,7 @@ test('the messages with notices still fit the host models', { skip: !findPython(
   const script = [
     'import json, sys',
     `sys.path.insert(0, ${JSON.stringify(path.join(REPO, 'host'))})`,
-    'from webmcp_sidecar.protocol.messages import extension_message',
+    'from webmcp_sidecar.wire.messages import extension_message',
     'bad = []',
     'for line in sys.stdin:',
     '    try: extension_message.validate_json(line)',

@@ -534,7 +534,7 @@ test('every message sent to the host validates against the pydantic models', { s
   const script = [
     'import json, sys',
     `sys.path.insert(0, ${JSON.stringify(path.join(REPO, 'host'))})`,
-    'from webmcp_sidecar.protocol.messages import extension_message',
+    'from webmcp_sidecar.wire.messages import extension_message',
     'bad = []',
     'for line in sys.stdin:',
     '    try: extension_message.validate_json(line)',

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from webmcp_sidecar import EXTENSION_ID
-from webmcp_sidecar.native.codec import FrameDecoder, Reassembler, dumps, encode_frame
+from webmcp_sidecar.wire.codec import FrameDecoder, Reassembler, dumps, encode_frame
 
 
 class FakeBrowser:

@@ -6,8 +6,8 @@ import asyncio
 import json
 from typing import Any
 
-from webmcp_sidecar import localsock
-from webmcp_sidecar.native.codec import dumps
+from webmcp_sidecar.wire import localsock
+from webmcp_sidecar.wire.codec import dumps
 
 
 class RawEntry:

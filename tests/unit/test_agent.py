@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from tests.support.fake_llm import Calls, Error, FakeLLM, Hang, Text
-from webmcp_sidecar.agent import hook, protocol
+from webmcp_sidecar.agent import hook
+from webmcp_sidecar.agent import panel_messages as protocol
 from webmcp_sidecar.agent.service import AgentService
-from webmcp_sidecar.protocol.messages import Tool
+from webmcp_sidecar.wire.messages import Tool
 
 pytestmark = pytest.mark.anyio
 
@@ -263,7 +264,7 @@ def test_the_host_starts_without_the_provider_sdks():
     import subprocess
     import sys
 
-    code = ("import sys; import webmcp_sidecar.hostproc.app; from webmcp_sidecar.agent import hook; "
+    code = ("import sys; import webmcp_sidecar.native_host.app; from webmcp_sidecar.agent import hook; "
             "heavy = ('openai', 'anthropic', 'webmcp_sidecar.agent.service'); "
             "print(sorted(m for m in heavy if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -12,8 +12,8 @@ from jsonschema import Draft202012Validator
 
 from tests.support.fake_browser import FakeBrowser
 from tests.support.mcp_session import McpSession, text
-from webmcp_sidecar.entry.browser_tools import TOOLS
-from webmcp_sidecar.protocol import messages as m
+from webmcp_sidecar.mcp_server.browser_tools import TOOLS
+from webmcp_sidecar.wire import messages as m
 
 pytestmark = pytest.mark.anyio
 

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from webmcp_sidecar import EXTENSION_ID, HOST_NAME, localsock
-from webmcp_sidecar.native.codec import FrameDecoder, dumps, encode_frame
+from webmcp_sidecar import EXTENSION_ID, HOST_NAME
+from webmcp_sidecar.wire import localsock
+from webmcp_sidecar.wire.codec import FrameDecoder, dumps, encode_frame
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webmcp_sidecar.native.codec import (
+from webmcp_sidecar.wire.codec import (
     FrameDecoder,
     FrameError,
     Reassembler,

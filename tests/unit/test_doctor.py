@@ -13,10 +13,10 @@ import pytest
 
 from tests.unit.test_install_helpers import fake_exe, install, make_ctx, make_env
 from webmcp_sidecar import EXTENSION_ID, HOST_NAME
-from webmcp_sidecar.install import doctor as dr
-from webmcp_sidecar.install.osenv import OsEnv
-from webmcp_sidecar.install.winregistry import MemoryRegistry
-from webmcp_sidecar.native.codec import dumps, encode_frame
+from webmcp_sidecar.setup.doctor import doctor as dr
+from webmcp_sidecar.setup.install.osenv import OsEnv
+from webmcp_sidecar.setup.install.winregistry import MemoryRegistry
+from webmcp_sidecar.wire.codec import dumps, encode_frame
 
 CHROME = ".config/google-chrome"
 

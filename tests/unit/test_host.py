@@ -9,8 +9,9 @@ import pytest
 
 from tests.support.fake_browser import FakeBrowser
 from tests.support.raw_entry import RawEntry
-from webmcp_sidecar import localsock, paths
-from webmcp_sidecar.native.codec import MAX_TO_BROWSER, dumps, header
+from webmcp_sidecar import paths
+from webmcp_sidecar.wire import localsock
+from webmcp_sidecar.wire.codec import MAX_TO_BROWSER, dumps, header
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webmcp_sidecar.install import jsonc, tomltext
+from webmcp_sidecar.setup.textedit import jsonc, tomltext
 
 ENTRY = {"command": "/opt/ws/webmcp-sidecar", "args": ["mcp"]}
 

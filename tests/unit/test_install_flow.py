@@ -20,10 +20,10 @@ from tests.unit.test_install_helpers import (
     uninstall,
 )
 from webmcp_sidecar import EXTENSION_ID, HOST_NAME
-from webmcp_sidecar.install import jsonc
-from webmcp_sidecar.install.manifest import install_into, launcher_spec, manifest, mcp_command
-from webmcp_sidecar.install.osenv import OsEnv
-from webmcp_sidecar.install.winregistry import MemoryRegistry
+from webmcp_sidecar.setup.install.manifest import install_into, launcher_spec, manifest, mcp_command
+from webmcp_sidecar.setup.install.osenv import OsEnv
+from webmcp_sidecar.setup.install.winregistry import MemoryRegistry
+from webmcp_sidecar.setup.textedit import jsonc
 
 CLAUDE_CODE = """{
   "numStartups": 12,
@@ -150,8 +150,8 @@ def test_reinstall_after_user_edit_still_uninstalls_cleanly(tmp_path: Path) -> N
     install(env, clients=["claude-code"])  # nothing to change: no write, no backup
     ctx_cmd = "/new/place/webmcp-sidecar"
     from tests.unit import test_install_helpers as helpers
-    from webmcp_sidecar.install.engine import InstallOptions, apply
-    from webmcp_sidecar.install.plan_install import plan_install
+    from webmcp_sidecar.setup.install.engine import InstallOptions, apply
+    from webmcp_sidecar.setup.install.plan_install import plan_install
 
     ctx = helpers.make_ctx(env)
     ctx.mcp = (ctx_cmd, ["mcp"])
@@ -236,8 +236,8 @@ def test_dry_run_touches_nothing_and_lists_everything(tmp_path: Path) -> None:
     (h / "AppData/Roaming/Claude").mkdir(parents=True)
     (h / ".claude.json").write_text(CLAUDE_CODE)
     from tests.unit.test_install_helpers import make_ctx
-    from webmcp_sidecar.install.engine import InstallOptions
-    from webmcp_sidecar.install.plan_install import plan_install
+    from webmcp_sidecar.setup.install.engine import InstallOptions
+    from webmcp_sidecar.setup.install.plan_install import plan_install
 
     reg = MemoryRegistry()
     ctx = make_ctx(env, reg)

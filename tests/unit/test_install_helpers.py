@@ -9,12 +9,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from webmcp_sidecar.install.engine import Context, InstallOptions, Plan, apply
-from webmcp_sidecar.install.osenv import OsEnv, OsName
-from webmcp_sidecar.install.plan_install import plan_install
-from webmcp_sidecar.install.plan_uninstall import plan_uninstall as _plan_uninstall
-from webmcp_sidecar.install.state import InstallState, load
-from webmcp_sidecar.install.winregistry import MemoryRegistry
+from webmcp_sidecar.setup.install.engine import Context, InstallOptions, Plan, apply
+from webmcp_sidecar.setup.install.osenv import OsEnv, OsName
+from webmcp_sidecar.setup.install.plan_install import plan_install
+from webmcp_sidecar.setup.install.plan_uninstall import plan_uninstall as _plan_uninstall
+from webmcp_sidecar.setup.install.state import InstallState, load
+from webmcp_sidecar.setup.install.winregistry import MemoryRegistry
 
 
 def make_env(tmp: Path, os_name: OsName = "linux", **environ: str) -> OsEnv:

@@ -10,10 +10,10 @@ import pytest
 
 from tests.unit.test_install_helpers import install, make_env, snapshot, uninstall
 from webmcp_sidecar import EXTENSION_ID, HOST_NAME
-from webmcp_sidecar.install import browsers as br
-from webmcp_sidecar.install import clients as cl
-from webmcp_sidecar.install import jsonc
-from webmcp_sidecar.install.winregistry import MemoryRegistry
+from webmcp_sidecar.setup.install import browsers as br
+from webmcp_sidecar.setup.install import clients as cl
+from webmcp_sidecar.setup.install.winregistry import MemoryRegistry
+from webmcp_sidecar.setup.textedit import jsonc
 
 NMH = "NativeMessagingHosts/io.webmcp.sidecar.json"
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from webmcp_sidecar import localsock
-from webmcp_sidecar.hostproc import app
-from webmcp_sidecar.hostproc.app import Host
-from webmcp_sidecar.native.codec import dumps
+from webmcp_sidecar.native_host import app
+from webmcp_sidecar.native_host.app import Host
+from webmcp_sidecar.wire import localsock
+from webmcp_sidecar.wire.codec import dumps
 
 pytestmark = pytest.mark.anyio
 

@@ -3,7 +3,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webmcp_sidecar.entry.naming import VALID, assign_names, plain_name
+from webmcp_sidecar.tools.naming import VALID, assign_names, plain_name
 
 
 def test_readable_names():

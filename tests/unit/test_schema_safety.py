@@ -18,9 +18,9 @@ from tests.support.schema_attacks import (
     exploding,
     with_ref,
 )
-from webmcp_sidecar.entry import validation
-from webmcp_sidecar.entry.schema_refs import Findings
-from webmcp_sidecar.entry.validation import (
+from webmcp_sidecar.tools import validation
+from webmcp_sidecar.tools.schema_refs import Findings
+from webmcp_sidecar.tools.validation import (
     TOO_SLOW,
     check_arguments,
     check_arguments_async,
@@ -76,7 +76,7 @@ def test_backtracking_patterns_answer_at_once():
     jsonschema's pairwise uniqueItems. A child process, so the old code fails by timeout."""
     code = textwrap.dedent(f"""
         import json
-        from webmcp_sidecar.entry.validation import check_arguments, schema_key
+        from webmcp_sidecar.tools.validation import check_arguments, schema_key
         from tests.support.schema_attacks import backtracking_pattern
         bad = {HOSTILE_INPUT!r}
         props = {{"patternProperties": {{"^(a+)+$": {{"type": "string"}}}}}}

@@ -21,7 +21,7 @@ from tests.support.schema_attacks import (
     exploding,
     with_ref,
 )
-from webmcp_sidecar.entry.validation import TOO_SLOW
+from webmcp_sidecar.tools.validation import TOO_SLOW
 
 pytestmark = pytest.mark.anyio
 

@@ -15,7 +15,8 @@ import pytest
 
 from tests.support.fake_browser import FakeBrowser
 from tests.support.mcp_session import McpSession, text
-from webmcp_sidecar import localsock, logs, paths
+from webmcp_sidecar import logs, paths
+from webmcp_sidecar.wire import localsock
 
 pytestmark = pytest.mark.anyio
 
@@ -184,7 +185,7 @@ async def test_the_entry_refuses_it_too_and_says_why(planted: str, sock_env: dic
 
 
 def test_doctor_says_why_no_host_can_be_reached(planted: str) -> None:
-    from webmcp_sidecar.install.doctor import check_hosts
+    from webmcp_sidecar.setup.doctor.doctor import check_hosts
 
     (check,) = [c for c in check_hosts(timeout=1) if c.id == "host"]
     assert check.status == "fail" and planted in check.detail

@@ -1,8 +1,8 @@
 import json
 
-from webmcp_sidecar.entry.results import NO_RESULT, to_call_result
-from webmcp_sidecar.entry.validation import check_arguments, schema_key
-from webmcp_sidecar.protocol.messages import CallError, Result
+from webmcp_sidecar.mcp_server.results import NO_RESULT, to_call_result
+from webmcp_sidecar.tools.validation import check_arguments, schema_key
+from webmcp_sidecar.wire.messages import CallError, Result
 
 SCHEMA = schema_key(
     {

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..protocol.browser_tools import TOOLS
-from .toolset import Target, ToolSpec
+from webmcp_sidecar.agent.toolset import Target, ToolSpec
+from webmcp_sidecar.tools.browser_tools import TOOLS
 
 _NOT_FOR_PANEL = frozenset({"tabs", "tab_open", "tab_select", "tab_close"})
 
@@ -30,7 +30,7 @@ class BrowserToolProvider:
         ]
 
     async def run(self, spec: ToolSpec, args: dict[str, Any], timeout: float, target: Target) -> str:
-        from .service import run_call
+        from webmcp_sidecar.agent.service import run_call
 
         call = {"type": "browser_call", "session": "panel", "tab_id": target.tab_id,
                 "tool": spec.tool, "args": args, "timeout_ms": int(timeout * 1000)}

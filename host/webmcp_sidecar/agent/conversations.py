@@ -10,10 +10,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..paths import data_dir
-from . import protocol as p
-from .history import Message
-from .settings import write_json
+from webmcp_sidecar.agent import panel_messages as p
+from webmcp_sidecar.agent.history import Message
+from webmcp_sidecar.agent.settings import write_json
+from webmcp_sidecar.paths import data_dir
 
 log = logging.getLogger(__name__)
 _ID = re.compile(r"^[a-z0-9]{6,40}$")

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..hostproc.app import Host
-    from .service import AgentService
+    from webmcp_sidecar.agent.service import AgentService
+    from webmcp_sidecar.native_host.app import Host
 
 # Kept in step with protocol.PANEL_TYPES (a unit test checks), without importing it here.
 PANEL_TYPES = (
@@ -33,8 +33,8 @@ def install(host: Host) -> None:
     def handle(raw: dict[str, Any], payload: bytes) -> None:
         nonlocal service
         if service is None:
-            from .browser import BrowserToolProvider
-            from .service import AgentService
+            from webmcp_sidecar.agent.browser import BrowserToolProvider
+            from webmcp_sidecar.agent.service import AgentService
 
             service = AgentService(host, [BrowserToolProvider(host), *tool_providers])
         service.handle(raw)

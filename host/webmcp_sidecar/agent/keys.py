@@ -13,7 +13,7 @@ import keyring
 import keyring.backend
 import keyring.errors
 
-from .presets import PRESETS
+from webmcp_sidecar.agent.presets import PRESETS
 
 SERVICE = "webmcp-sidecar"
 log = logging.getLogger(__name__)

@@ -23,8 +23,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from . import keys
-    from .presets import PRESETS
+    from webmcp_sidecar.agent import keys
+    from webmcp_sidecar.agent.presets import PRESETS
 
     try:
         if args.keys_cmd == "list":

@@ -15,12 +15,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import protocol as p
-from .history import Message, ToolCall
-from .providers.base import Calls, Provider, ProviderError, TextPiece
-from .rules import untrusted_result
-from .settings import Settings
-from .toolset import ToolFailed, Toolset, ToolSpec
+from webmcp_sidecar.agent import panel_messages as p
+from webmcp_sidecar.agent.history import Message, ToolCall
+from webmcp_sidecar.agent.providers.base import Calls, Provider, ProviderError, TextPiece
+from webmcp_sidecar.agent.rules import untrusted_result
+from webmcp_sidecar.agent.settings import Settings
+from webmcp_sidecar.agent.toolset import ToolFailed, Toolset, ToolSpec
 
 # What the model gets of one result, and what the panel shows of it.
 MAX_RESULT_TO_MODEL = 100_000

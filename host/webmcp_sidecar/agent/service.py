@@ -13,15 +13,15 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..entry.validation import check_arguments_async, schema_key
-from ..native.codec import dumps
-from . import conversations, keys, providers, rules, settings, toolset
-from . import protocol as p
-from .conversations import Conversation
-from .loop import TurnContext, result_text, run_turn
-from .presets import PRESETS
-from .providers.base import ProviderError
-from .toolset import ToolFailed, ToolSpec
+from webmcp_sidecar.agent import conversations, keys, providers, rules, settings, toolset
+from webmcp_sidecar.agent import panel_messages as p
+from webmcp_sidecar.agent.conversations import Conversation
+from webmcp_sidecar.agent.loop import TurnContext, result_text, run_turn
+from webmcp_sidecar.agent.presets import PRESETS
+from webmcp_sidecar.agent.providers.base import ProviderError
+from webmcp_sidecar.agent.toolset import ToolFailed, ToolSpec
+from webmcp_sidecar.tools.validation import check_arguments_async, schema_key
+from webmcp_sidecar.wire.codec import dumps
 
 log = logging.getLogger(__name__)
 

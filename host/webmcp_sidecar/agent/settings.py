@@ -10,8 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..paths import data_dir
-from .presets import PRESETS
+from webmcp_sidecar.agent.presets import PRESETS
+from webmcp_sidecar.paths import data_dir
 
 log = logging.getLogger(__name__)
 

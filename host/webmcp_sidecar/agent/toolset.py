@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..protocol.messages import Tool
+from webmcp_sidecar.wire.messages import Tool
 
 _BAD = re.compile(r"[^A-Za-z0-9_-]")
 

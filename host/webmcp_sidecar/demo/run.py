@@ -27,8 +27,8 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters, types
 
-from ..install.manifest import install_into
-from .chromium import extension_dir, find_chromium, flags
+from webmcp_sidecar.demo.chromium import extension_dir, find_chromium, flags
+from webmcp_sidecar.setup.install.manifest import install_into
 
 SITE_DIR = Path(__file__).parent / "site"
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .harness import CHROMIUM, Ext, browser, driver, serve, wait_for
+from tests.e2e.page_harness.harness import CHROMIUM, Ext, browser, driver, serve, wait_for
 
 try:
     import playwright.sync_api  # noqa: F401

@@ -6,9 +6,9 @@ SDKs).
 
 from __future__ import annotations
 
-from ..presets import PRESETS
-from ..settings import Settings
-from .base import Provider, ProviderError
+from webmcp_sidecar.agent.presets import PRESETS
+from webmcp_sidecar.agent.providers.base import Provider, ProviderError
+from webmcp_sidecar.agent.settings import Settings
 
 
 def make(settings: Settings, api_key: str | None, *, prompt_tools: bool) -> Provider:
@@ -27,15 +27,15 @@ def make(settings: Settings, api_key: str | None, *, prompt_tools: bool) -> Prov
         )
     provider: Provider
     if preset.kind == "anthropic":
-        from .anthropic_msgs import AnthropicMessages
+        from webmcp_sidecar.agent.providers.anthropic_msgs import AnthropicMessages
 
         provider = AnthropicMessages(preset, base_url, model, api_key or "")
     else:
-        from .openai_compat import OpenAICompat
+        from webmcp_sidecar.agent.providers.openai_compat import OpenAICompat
 
         provider = OpenAICompat(preset, base_url, model, api_key or "")
     if prompt_tools:
-        from .prompt_tools import PromptTools
+        from webmcp_sidecar.agent.providers.prompt_tools import PromptTools
 
         provider = PromptTools(provider)
     return provider

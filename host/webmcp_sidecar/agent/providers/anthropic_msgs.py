@@ -7,12 +7,12 @@ from typing import Any
 
 import anthropic
 
-from ..history import Message, ToolCall
-from ..presets import Preset
-from ..toolset import ToolSpec
-from .args import parse
-from .base import Calls, StreamEvent, TextPiece
-from .errors import SdkProvider
+from webmcp_sidecar.agent.history import Message, ToolCall
+from webmcp_sidecar.agent.presets import Preset
+from webmcp_sidecar.agent.providers.args import parse
+from webmcp_sidecar.agent.providers.base import Calls, StreamEvent, TextPiece
+from webmcp_sidecar.agent.providers.errors import SdkProvider
+from webmcp_sidecar.agent.toolset import ToolSpec
 
 MAX_TOKENS = 4096
 

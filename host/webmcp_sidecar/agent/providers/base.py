@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..history import Message, ToolCall
-from ..toolset import ToolSpec
+from webmcp_sidecar.agent.history import Message, ToolCall
+from webmcp_sidecar.agent.toolset import ToolSpec
 
 
 @dataclass

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from .base import ProviderError
+from webmcp_sidecar.agent.providers.base import ProviderError
 
 _CONTEXT = re.compile(
     r"context[_ ]length|maximum context|context window|too many tokens|prompt is too long|"

@@ -9,12 +9,12 @@ from typing import Any
 
 import openai
 
-from ..history import Message, ToolCall
-from ..presets import Preset
-from ..toolset import ToolSpec
-from .args import CallAccumulator
-from .base import Calls, StreamEvent, TextPiece
-from .errors import SdkProvider
+from webmcp_sidecar.agent.history import Message, ToolCall
+from webmcp_sidecar.agent.presets import Preset
+from webmcp_sidecar.agent.providers.args import CallAccumulator
+from webmcp_sidecar.agent.providers.base import Calls, StreamEvent, TextPiece
+from webmcp_sidecar.agent.providers.errors import SdkProvider
+from webmcp_sidecar.agent.toolset import ToolSpec
 
 
 def to_openai(system: str, messages: list[Message]) -> list[dict[str, Any]]:

@@ -12,10 +12,10 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ..history import Message, ToolCall
-from ..toolset import ToolSpec
-from .args import parse
-from .base import Calls, Provider, StreamEvent, TextPiece
+from webmcp_sidecar.agent.history import Message, ToolCall
+from webmcp_sidecar.agent.providers.args import parse
+from webmcp_sidecar.agent.providers.base import Calls, Provider, StreamEvent, TextPiece
+from webmcp_sidecar.agent.toolset import ToolSpec
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 _BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)

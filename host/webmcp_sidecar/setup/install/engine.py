@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from . import browsers as br
-from . import clients as cl
-from . import fsops
-from .manifest import frozen_executable, mcp_command
-from .osenv import OsEnv
-from .state import InstallState, load, save
-from .winregistry import Registry
+from webmcp_sidecar.setup.install import browsers as br
+from webmcp_sidecar.setup.install import clients as cl
+from webmcp_sidecar.setup.install import fsops
+from webmcp_sidecar.setup.install.manifest import frozen_executable, mcp_command
+from webmcp_sidecar.setup.install.osenv import OsEnv
+from webmcp_sidecar.setup.install.state import InstallState, load, save
+from webmcp_sidecar.setup.install.winregistry import Registry
 
 Section = Literal["host", "browsers", "clients"]
 
@@ -72,7 +72,7 @@ class Context:
 
     @classmethod
     def current(cls) -> tuple[Context, str | None]:
-        from .winregistry import system_registry
+        from webmcp_sidecar.setup.install.winregistry import system_registry
 
         env = OsEnv.current()
         state, warning = load(env.data_dir)

@@ -22,8 +22,14 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from .native.codec import MAX_SOCKET_FRAME, header
-from .paths import MAX_SOCKET_PATH, PrivateDirError, check_private_dir, ensure_socket_dir, socket_dir
+from webmcp_sidecar.paths import (
+    MAX_SOCKET_PATH,
+    PrivateDirError,
+    check_private_dir,
+    ensure_socket_dir,
+    socket_dir,
+)
+from webmcp_sidecar.wire.codec import MAX_SOCKET_FRAME, header
 
 _HDR = header("little")
 USE_UNIX = sys.platform != "win32"

@@ -21,12 +21,12 @@ from typing import Any
 import anyio
 from mcp import types
 
-from ..protocol import messages as m
-from ..protocol.browser_tools import TOOLS, BrowserTool
-from .config import EntryConfig
-from .hosts import HostGone, HostLink, HostPool
-from .results import error_result, to_call_result
-from .validation import check_arguments, schema_key
+from webmcp_sidecar.mcp_server.config import EntryConfig
+from webmcp_sidecar.mcp_server.hosts import HostGone, HostLink, HostPool
+from webmcp_sidecar.mcp_server.results import error_result, to_call_result
+from webmcp_sidecar.tools.browser_tools import TOOLS, BrowserTool
+from webmcp_sidecar.tools.validation import check_arguments, schema_key
+from webmcp_sidecar.wire import messages as m
 
 log = logging.getLogger(__name__)
 

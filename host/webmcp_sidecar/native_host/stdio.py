@@ -13,7 +13,7 @@ import sys
 import threading
 from typing import BinaryIO
 
-from ..native.codec import MAX_FROM_BROWSER, header
+from webmcp_sidecar.wire.codec import MAX_FROM_BROWSER, header
 
 log = logging.getLogger(__name__)
 _HDR = header("native")

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .doctor import DoctorReport
-    from .engine import Context, Plan
+    from webmcp_sidecar.setup.doctor.doctor import DoctorReport
+    from webmcp_sidecar.setup.install.engine import Context, Plan
 
 COMMANDS = ("install", "uninstall", "doctor")
 
@@ -61,7 +61,7 @@ def _browser_args(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .engine import Context
+    from webmcp_sidecar.setup.install.engine import Context
 
     ctx, warning = Context.current()
     if warning:
@@ -76,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_install(ctx: Context, args: argparse.Namespace) -> int:
-    from .engine import InstallOptions, apply
-    from .plan_install import plan_install
+    from webmcp_sidecar.setup.install.engine import InstallOptions, apply
+    from webmcp_sidecar.setup.install.plan_install import plan_install
 
     clients = _names(args.clients) if args.clients else None
     opts = InstallOptions(
@@ -99,8 +99,8 @@ def run_install(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def run_uninstall(ctx: Context, args: argparse.Namespace) -> int:
-    from .engine import apply
-    from .plan_uninstall import plan_uninstall
+    from webmcp_sidecar.setup.install.engine import apply
+    from webmcp_sidecar.setup.install.plan_uninstall import plan_uninstall
 
     plan = plan_uninstall(ctx, _names(args.clients) if args.clients else None, args.no_clients)
     print("WebMCP Sidecar uninstall" + (": dry run, nothing changes" if args.dry_run else ""))
@@ -113,8 +113,8 @@ def run_uninstall(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def run_doctor(ctx: Context, args: argparse.Namespace) -> int:
-    from .doctor import DoctorOptions
-    from .doctor import run_doctor as doctor
+    from webmcp_sidecar.setup.doctor.doctor import DoctorOptions
+    from webmcp_sidecar.setup.doctor.doctor import run_doctor as doctor
 
     opts = DoctorOptions(browsers=_names(args.browser), user_data_dir=args.user_data_dir,
                          extension_ids=_names(args.extension_id), system=args.system,
@@ -167,8 +167,8 @@ def _print_problems(problems: list[str]) -> None:
 
 
 def _print_next(plan: Plan, dry_run: bool) -> None:
-    from .. import EXTENSION_ID
-    from .manifest import extension_dir
+    from webmcp_sidecar import EXTENSION_ID
+    from webmcp_sidecar.setup.install.manifest import extension_dir
 
     pages = sorted({b.extensions_page for b in plan.browsers}) or ["chrome://extensions"]
     ext = extension_dir()

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter
 
-from .settings import Settings
+from webmcp_sidecar.agent.settings import Settings
 
 
 class _Model(BaseModel):

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .. import HOST_NAME
-from .osenv import OsEnv, OsName
+from webmcp_sidecar import HOST_NAME
+from webmcp_sidecar.setup.install.osenv import OsEnv, OsName
 
 CHROME_KEY = r"Software\Google\Chrome\NativeMessagingHosts"
 CHROMIUM_KEY = r"Software\Chromium\NativeMessagingHosts"

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import EXTENSION_ID, HOST_NAME
-from ..paths import data_dir
-from .osenv import OsName, current_os
+from webmcp_sidecar import EXTENSION_ID, HOST_NAME
+from webmcp_sidecar.paths import data_dir
+from webmcp_sidecar.setup.install.osenv import OsName, current_os
 
 EXE_NAME = "webmcp-sidecar"
 

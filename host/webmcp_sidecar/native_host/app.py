@@ -20,8 +20,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .. import __version__, localsock
-from ..native.codec import (
+from webmcp_sidecar import __version__
+from webmcp_sidecar.native_host.stdio import FrameWriter, open_stdio
+from webmcp_sidecar.wire import localsock
+from webmcp_sidecar.wire import messages as m
+from webmcp_sidecar.wire.codec import (
     MAX_TO_BROWSER,
     FrameError,
     Reassembler,
@@ -29,8 +32,6 @@ from ..native.codec import (
     parse_payload,
     split_message,
 )
-from ..protocol import messages as m
-from .stdio import FrameWriter, open_stdio
 
 log = logging.getLogger(__name__)
 
@@ -322,7 +323,9 @@ async def run(origin: str) -> int:
     """Serve until the browser closes our stdin."""
     reader, writer = await open_stdio()
     host = Host(origin, writer)
-    from ..agent.hook import install as install_agent  # light: the agent loads on first panel use
+    from webmcp_sidecar.agent.hook import (
+        install as install_agent,  # light: the agent loads on first panel use
+    )
 
     install_agent(host)
     server: asyncio.AbstractServer | None = None
@@ -363,7 +366,7 @@ async def run(origin: str) -> int:
 
 
 def main(origin: str) -> int:
-    from .. import logs
+    from webmcp_sidecar import logs
 
     logs.setup("host")
     if not origin.startswith("chrome-extension://"):

@@ -14,7 +14,7 @@ from typing import Any
 from mcp import types
 from pydantic import ValidationError
 
-from ..protocol.messages import Result
+from webmcp_sidecar.wire.messages import Result
 
 _CONTENT_TYPES = {"text", "image", "audio", "resource", "resource_link"}
 NO_RESULT = "The tool ran and returned nothing."

@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import HOST_NAME
-from . import browsers as br
-from . import clients as cl
-from . import fsops
-from .engine import Context, Plan, Section, Step
-from .engine import read_bytes as _read
-from .manifest import launcher_spec
-from .state import ClientRecord, FileRecord, RegistryRecord, sha256
+from webmcp_sidecar import HOST_NAME
+from webmcp_sidecar.setup.install import browsers as br
+from webmcp_sidecar.setup.install import clients as cl
+from webmcp_sidecar.setup.install import fsops
+from webmcp_sidecar.setup.install.engine import Context, Plan, Section, Step
+from webmcp_sidecar.setup.install.engine import read_bytes as _read
+from webmcp_sidecar.setup.install.manifest import launcher_spec
+from webmcp_sidecar.setup.install.state import ClientRecord, FileRecord, RegistryRecord, sha256
 
 
 def _is_our_manifest(data: bytes | None) -> bool:

@@ -20,9 +20,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .. import localsock
-from ..native.codec import FrameError, dumps, parse_payload
-from ..protocol import messages as m
+from webmcp_sidecar.wire import localsock
+from webmcp_sidecar.wire import messages as m
+from webmcp_sidecar.wire.codec import FrameError, dumps, parse_payload
 
 log = logging.getLogger(__name__)
 

@@ -23,16 +23,16 @@ from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 
-from .. import __version__
-from ..protocol import messages as m
-from . import naming
-from .browser_tools import BY_MCP_NAME as BROWSER_TOOLS
-from .browser_tools import BrowserSide, client_name
-from .config import EntryConfig
-from .hosts import HostGone, HostLink, HostPool
-from .results import error_result, text_result, to_call_result
-from .stdio import fast_stdio_server
-from .validation import check_arguments_async, schema_key
+from webmcp_sidecar import __version__
+from webmcp_sidecar.mcp_server.browser_tools import BY_MCP_NAME as BROWSER_TOOLS
+from webmcp_sidecar.mcp_server.browser_tools import BrowserSide, client_name
+from webmcp_sidecar.mcp_server.config import EntryConfig
+from webmcp_sidecar.mcp_server.hosts import HostGone, HostLink, HostPool
+from webmcp_sidecar.mcp_server.results import error_result, text_result, to_call_result
+from webmcp_sidecar.mcp_server.stdio import fast_stdio_server
+from webmcp_sidecar.tools import naming
+from webmcp_sidecar.tools.validation import check_arguments_async, schema_key
+from webmcp_sidecar.wire import messages as m
 
 log = logging.getLogger(__name__)
 

@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from . import clients as cl
-from .engine import Context, TargetOptions
-from .state import sha256
+from webmcp_sidecar.setup.install import clients as cl
+from webmcp_sidecar.setup.install.engine import Context, TargetOptions
+from webmcp_sidecar.setup.install.state import sha256
 
 Status = Literal["ok", "warn", "fail", "skip"]
 NOT_FOUND = 'the extension sees "Specified native messaging host not found."'
@@ -53,7 +53,7 @@ class DoctorOptions(TargetOptions):
 
 
 def run_doctor(ctx: Context, opts: DoctorOptions) -> DoctorReport:
-    from .doctor_browsers import check_browsers
+    from webmcp_sidecar.setup.doctor.browsers import check_browsers
 
     checks: list[Check] = []
     checks += check_browsers(ctx, opts)
@@ -68,8 +68,8 @@ def run_doctor(ctx: Context, opts: DoctorOptions) -> DoctorReport:
 
 
 async def _probe(timeout: float) -> list[tuple[Any, dict[str, Any] | None, str]]:
-    from .. import localsock
-    from ..native.codec import dumps
+    from webmcp_sidecar.wire import localsock
+    from webmcp_sidecar.wire.codec import dumps
 
     out: list[tuple[Any, dict[str, Any] | None, str]] = []
     for ep in localsock.list_endpoints():
@@ -95,8 +95,8 @@ async def _probe(timeout: float) -> list[tuple[Any, dict[str, Any] | None, str]]
 
 
 def check_hosts(timeout: float = 3.0) -> list[Check]:
-    from .. import localsock
-    from ..paths import socket_dir
+    from webmcp_sidecar.paths import socket_dir
+    from webmcp_sidecar.wire import localsock
 
     results = asyncio.run(_probe(min(timeout, 3.0)))
     checks = []
@@ -224,8 +224,8 @@ def _keyring_fix() -> str:
 
 
 def check_log_dir() -> Check:
-    from ..paths import log_dir
-    from .fsops import explain
+    from webmcp_sidecar.paths import log_dir
+    from webmcp_sidecar.setup.install.fsops import explain
 
     d = log_dir()
     probe = d / f".doctor-{os.getpid()}"

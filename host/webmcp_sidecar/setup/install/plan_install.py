@@ -6,14 +6,14 @@ import os
 import sys
 from pathlib import Path
 
-from .. import EXTENSION_ID
-from . import browsers as br
-from . import clients as cl
-from . import fsops
-from .engine import Context, InstallOptions, Plan, Section, Step
-from .engine import read_bytes as _read
-from .manifest import launcher_spec, manifest, manifest_bytes
-from .state import ClientRecord, FileRecord, RegistryRecord, sha256
+from webmcp_sidecar import EXTENSION_ID
+from webmcp_sidecar.setup.install import browsers as br
+from webmcp_sidecar.setup.install import clients as cl
+from webmcp_sidecar.setup.install import fsops
+from webmcp_sidecar.setup.install.engine import Context, InstallOptions, Plan, Section, Step
+from webmcp_sidecar.setup.install.engine import read_bytes as _read
+from webmcp_sidecar.setup.install.manifest import launcher_spec, manifest, manifest_bytes
+from webmcp_sidecar.setup.install.state import ClientRecord, FileRecord, RegistryRecord, sha256
 
 
 def _write_file_step(ctx: Context, plan: Plan, section: Section, path: Path, data: bytes,

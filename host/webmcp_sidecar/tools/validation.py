@@ -32,8 +32,8 @@ import referencing
 import referencing.exceptions
 from jsonschema import Draft202012Validator, ValidationError, validators
 
-from .safe_regex import compile_pattern, search
-from .schema_refs import inspect
+from webmcp_sidecar.tools.safe_regex import compile_pattern, search
+from webmcp_sidecar.tools.schema_refs import inspect
 
 DEADLINE_S = 1.0  # the most one check may take, in a worker thread
 INLINE_BUDGET_S = 0.002  # how long a check may hold the event loop before moving to a thread

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from . import jsonc, tomltext
-from .osenv import OsEnv, OsName
+from webmcp_sidecar.setup.install.osenv import OsEnv, OsName
+from webmcp_sidecar.setup.textedit import jsonc, tomltext
 
 SERVER_NAME = "webmcp-sidecar"
 

@@ -37,7 +37,7 @@ class OsEnv:
 
     @classmethod
     def current(cls) -> OsEnv:
-        from ..paths import data_dir
+        from webmcp_sidecar.paths import data_dir
 
         name = current_os()
         root = Path(os.environ.get("SystemDrive", "C:") + "\\") if name == "win32" else Path("/")

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import EXTENSION_ID, HOST_NAME
-from . import browsers as br
-from .doctor import EXITED, FORBIDDEN, NOT_FOUND, Check, DoctorOptions
-from .engine import Context
+from webmcp_sidecar import EXTENSION_ID, HOST_NAME
+from webmcp_sidecar.setup.doctor.doctor import EXITED, FORBIDDEN, NOT_FOUND, Check, DoctorOptions
+from webmcp_sidecar.setup.install import browsers as br
+from webmcp_sidecar.setup.install.engine import Context
 
 
 def _install_fix(t: br.Target, extra: str = "") -> str:
@@ -222,7 +222,7 @@ def browser_env() -> dict[str, str]:
 
 def _check_launch(path: Path, timeout: float) -> Check:
     """Start the host as Chrome does, ping it, close stdin: it must answer and exit 0."""
-    from ..native.codec import encode_frame, header
+    from webmcp_sidecar.wire.codec import encode_frame, header
 
     args = [str(path), f"chrome-extension://{EXTENSION_ID}/"]
     if os.name == "nt":
