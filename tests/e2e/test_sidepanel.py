@@ -128,8 +128,9 @@ async def test_chat_drives_the_demo_site_over_openai_streaming(s: Session):
     # ...and the browser tools for the tab in view (not tab management).
     assert {"browser_snapshot", "browser_click"} <= set(offered) and "browser_tabs" not in offered
     tool_msg = next(m for m in second["messages"] if m["role"] == "tool")
-    label = f'<untrusted source="tool_result" site="{s.site}" tool="searchFlights">'
-    assert tool_msg["content"].startswith(label)
+    label = (rf'<untrusted-[0-9a-f]{{16}} source="tool_result" site="{re.escape(s.site)}" '
+             'tool="searchFlights">')
+    assert re.match(label, tool_msg["content"])
     await shot(s.panel, "chat")
     # The operation log has both calls, from the agent.
     await s.panel.click("#tab-log")
