@@ -12,6 +12,7 @@ from webmcp_sidecar.agent.history import Message, ToolCall
 from webmcp_sidecar.agent.providers import make
 from webmcp_sidecar.agent.providers.base import Calls, ProviderError, TextPiece
 from webmcp_sidecar.agent.providers.errors import explain
+from webmcp_sidecar.agent.providers.prompt_tools import parse_calls
 from webmcp_sidecar.agent.settings import ProviderConfig, Settings
 from webmcp_sidecar.agent.toolset import ToolSpec
 
@@ -146,6 +147,18 @@ async def test_prompt_mode_parses_the_call_and_hides_its_markup(llm):
     assert "tools" not in body
     system = body["messages"][0]["content"]
     assert "<tool_call>" in system and "searchFlights" in system
+
+
+def test_prompt_mode_takes_calls_only_in_the_tool_call_markup():
+    """A model quoting a page (fenced JSON, bare JSON) makes no call; only the documented
+    `<tool_call>{"name": ..., "arguments": {...}}</tool_call>` does."""
+    quoted = ('The page says:\n```json\n{"name": "bookFlight", "arguments": {"flightId": "CA1"}}\n```\n'
+              '```tool_call\n{"name": "bookFlight", "arguments": {}}\n```\n'
+              '{"name": "bookFlight", "arguments": {}}')
+    assert parse_calls(quoted) == []
+    (call,) = parse_calls(quoted + '\n<tool_call>{"name": "searchFlights", "arguments": {"from": "PEK"}}'
+                          '</tool_call>')
+    assert (call.name, call.arguments, call.invalid) == ("searchFlights", {"from": "PEK"}, None)
 
 
 @pytest.mark.parametrize(("status", "message", "code", "says"), [

@@ -49,8 +49,9 @@ def untrusted_result(site: str | None, tool: str, text: str, *, error: bool = Fa
     return wrap(attrs, text)
 
 
-# Any spelling of our tag's start in page text: `<untrusted`, `</UNTRUSTED-…`, `< / untrusted`.
-_TAG_START = re.compile(r"<(\s*/?\s*untrusted)", re.IGNORECASE)
+# Any spelling of our tags' starts in page text: `<untrusted`, `</UNTRUSTED-…`, `< / untrusted`,
+# and the prompt-tool call markup (`<tool_call>`), so a model quoting the page quotes no call.
+_TAG_START = re.compile(r"<(\s*/?\s*(?:untrusted|tool_call))", re.IGNORECASE)
 
 
 def wrap(attrs: dict[str, str | None], text: str, *, newlines: bool = True) -> str:

@@ -2,7 +2,9 @@
 writes `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`, and we parse that out of its
 answer (the Hermes/Qwen convention, which many open models were trained on).
 
-Text before a call streams to the user as usual; the call markup itself is held back.
+Text before a call streams to the user as usual; the call markup itself is held back. Only
+that markup is a call: JSON that merely looks like one (a fenced block the model quotes from a
+page, say) is text, or a page could write calls for it.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from webmcp_sidecar.agent.providers.base import Calls, Provider, StreamEvent, Te
 from webmcp_sidecar.agent.toolset import ToolSpec
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
+# A block the answer ends in without its closing tag still counts: some servers cut the answer
+# at the closing tag (a stop sequence).
 _BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
-_FENCED = re.compile(r"```(?:json|tool_call)?\s*(\{.*?\})\s*```", re.S)
 
 
 def describe(tools: list[ToolSpec]) -> str:
@@ -56,11 +59,7 @@ def to_plain(messages: list[Message]) -> list[Message]:
 
 def parse_calls(text: str) -> list[ToolCall]:
     calls: list[ToolCall] = []
-    bodies = _BLOCK.findall(text)
-    if not bodies:
-        # Some models fence a JSON call instead of using the tags.
-        bodies = [b for b in _FENCED.findall(text) if '"name"' in b and '"arguments"' in b]
-    for n, body in enumerate(bodies):
+    for n, body in enumerate(_BLOCK.findall(text)):
         value, invalid = parse(body)
         name = value.get("name") if isinstance(value, dict) else None
         raw_args: Any = value.get("arguments", value.get("parameters", {})) if value else {}
