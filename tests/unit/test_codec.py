@@ -127,3 +127,28 @@ def test_reassembler_rejects_out_of_order_and_oversize():
     r.add("c", 0, False, "x" * 6)
     with pytest.raises(FrameError, match="exceeds"):
         r.add("c", 1, True, "x" * 6)
+
+
+@pytest.mark.parametrize(
+    ("payload", "why"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "nests too deep"),
+        (b'{"type":"site_tools","site":"x","tools":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+         "nests too deep"),
+        (b'{"n":' + b"1" * 5000 + b"}", "cannot be decoded"),
+    ],
+)
+def test_frames_the_decoder_cannot_take_are_bad_frames_not_crashes(payload, why):
+    # Before: RecursionError / ValueError escaped parse_payload and ended the reader calling it.
+    with pytest.raises(FrameError) as e:
+        parse_payload(payload)
+    assert why in str(e.value) and not e.value.fatal
+
+
+def test_a_lone_surrogate_from_a_page_survives_a_round_trip():
+    # A page's string cut mid-emoji: JSON.stringify sends it as an escape; json.loads makes it
+    # a lone surrogate, which has no UTF-8 form. Before: dumps raised UnicodeEncodeError.
+    value = parse_payload(b'{"type":"log","message":"cut \\ud83d here \\\\"}')
+    assert value["message"] == "cut \ud83d here \\"
+    payload = dumps(value)
+    assert payload.decode("utf-8") and parse_payload(payload) == value

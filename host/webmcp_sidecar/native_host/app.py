@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from webmcp_sidecar import __version__
-from webmcp_sidecar.native_host.stdio import FrameWriter, open_stdio
+from webmcp_sidecar.native_host.stdio import FrameReader, FrameWriter, open_stdio
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import (
@@ -71,6 +71,7 @@ class Host:
         self.origin = origin
         self.to_browser = to_browser
         self.sites: dict[str, list[m.Tool]] = {}
+        self.notices: dict[str, str] = {}  # site -> what the extension cut of it
         self.extension_version: str | None = None
         self.browser = ""
         self.conns: dict[str, EntryConn] = {}
@@ -111,6 +112,9 @@ class Host:
             self.on_browser_message(raw, payload)
         except (FrameError, ValidationError) as e:
             log.warning("bad frame from the browser dropped: %s", _short(e))
+        except Exception:
+            # One frame must never end the browser pump: the host would stay alive but deaf.
+            log.exception("a frame from the browser failed and was skipped")
 
     def on_browser_message(self, raw: dict[str, Any], payload: bytes) -> None:
         kind = raw.get("type")
@@ -136,14 +140,22 @@ class Host:
                 joined = text.encode()
                 self.on_browser_message(parse_payload(joined), joined)
         elif isinstance(msg, m.SiteTools):
+            known = msg.site in self.sites or msg.site in self.notices
+            if not msg.tools and not msg.notice and not known:
+                return  # a site nobody has went away (e.g. its only tool was dropped)
             if msg.tools:
                 self.sites[msg.site] = msg.tools
             else:
                 self.sites.pop(msg.site, None)
-            self.broadcast(payload)
+            if msg.notice:
+                self.notices[msg.site] = msg.notice
+            else:
+                self.notices.pop(msg.site, None)
+            self.broadcast(payload if _kept_all(raw, msg) else _encode(msg))
         elif isinstance(msg, m.Registry):
-            self.sites = dict(msg.sites)
-            self.broadcast(payload)
+            self.sites = {site: tools for site, tools in msg.sites.items() if tools}
+            self.notices = dict(msg.notices)
+            self.broadcast(payload if _kept_all(raw, msg) else _encode(msg))
         elif isinstance(msg, m.Hello):
             self.extension_version = msg.extension_version
             self.browser = msg.browser
@@ -205,6 +217,8 @@ class Host:
                     self.on_entry_message(conn, raw, payload)
                 except (FrameError, ValidationError) as e:
                     log.warning("bad frame from an MCP entry dropped: %s", _short(e))
+                except Exception:
+                    log.exception("a frame from MCP entry %s failed and was skipped", conn.id)
         except ConnectionError as e:
             log.info("entry %s: %s", conn.id, e)
         finally:
@@ -243,6 +257,7 @@ class Host:
             extension_version=self.extension_version,
             extension_connected=self.extension_connected,
             sites=self.sites,
+            notices=self.notices,
         )
         conn.send_payload(dumps(welcome.model_dump(exclude_none=True)))
         log.info("MCP entry %s connected (%s, pid %s)", conn.id, hello.client[:100], hello.pid)
@@ -314,6 +329,23 @@ NO_EXTENSION = (
 )
 
 
+def _kept_all(raw: dict[str, Any], msg: m.SiteTools | m.Registry) -> bool:
+    """Whether the model kept every tool the message carried (then its bytes go on as they are;
+    else the entries get the cleaned message, never the tools the host dropped)."""
+    if isinstance(msg, m.SiteTools):
+        return len(msg.tools) == len(raw.get("tools") or ())
+    sites = raw.get("sites") or {}
+    return len(msg.sites) == len(sites) and all(
+        len(tools) == len(sites.get(site) or ()) for site, tools in msg.sites.items()
+    )
+
+
+def _encode(msg: m.SiteTools | m.Registry) -> bytes:
+    if isinstance(msg, m.Registry):
+        msg = msg.model_copy(update={"sites": {s: t for s, t in msg.sites.items() if t}})
+    return dumps(msg.model_dump(exclude_none=True))
+
+
 def _short(e: Exception) -> str:
     text = str(e)
     return text if len(text) < 300 else text[:300] + "..."
@@ -347,10 +379,14 @@ async def run(origin: str) -> int:
             loop.add_signal_handler(sig, stop.set)
 
     async def pump() -> None:
-        while (payload := await reader.read()) is not None:
-            host.on_browser_frame(payload)
-        log.info("stdin closed: the browser disconnected")
-        stop.set()
+        # However the pump ends, the process must too: Chrome then sees the port close and the
+        # worker reconnects (a host alive without its pump would take calls it never answers).
+        try:
+            await pump_browser(reader, host)
+        except Exception:
+            log.exception("reading from the browser failed")
+        finally:
+            stop.set()
 
     task = asyncio.create_task(pump())
     try:
@@ -363,6 +399,13 @@ async def run(origin: str) -> int:
         for conn in list(host.conns.values()):
             conn.writer.close()
     return 0
+
+
+async def pump_browser(reader: FrameReader, host: Host) -> None:
+    """Feed the browser's frames to `host` until stdin closes; a bad frame is skipped there."""
+    while (payload := await reader.read()) is not None:
+        host.on_browser_frame(payload)
+    log.info("stdin closed: the browser disconnected")
 
 
 def main(origin: str) -> int:

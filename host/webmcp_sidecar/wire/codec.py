@@ -40,8 +40,12 @@ def encode_frame(payload: bytes, order: str = "native") -> bytes:
 
 
 def dumps(message: Any) -> bytes:
-    """Compact JSON, UTF-8, non-ASCII kept as is (smaller than \\u escapes)."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+    """Compact JSON, UTF-8, non-ASCII kept as is (smaller than \\u escapes).
+
+    A lone surrogate (a page's string cut mid-emoji arrives as `"\\ud83d"`) has no UTF-8 form:
+    it goes out as the same `\\uXXXX` escape it came in as, instead of failing the message."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "backslashreplace")
 
 
 def parse_payload(payload: bytes) -> dict[str, Any]:
@@ -54,6 +58,11 @@ def parse_payload(payload: bytes) -> dict[str, Any]:
         value = json.loads(text)
     except json.JSONDecodeError as e:
         raise FrameError(f"frame is not valid JSON ({e.msg} at {e.pos})") from None
+    except RecursionError:
+        # The decoder recurses once per level: a few KB of `[[[...` reach Python's limit.
+        raise FrameError("frame nests too deep to decode") from None
+    except ValueError as e:  # e.g. an integer too long to convert
+        raise FrameError(f"frame cannot be decoded ({str(e)[:200]})") from None
     if not isinstance(value, dict):
         raise FrameError(f"frame is JSON but not an object (got {type(value).__name__})")
     return value

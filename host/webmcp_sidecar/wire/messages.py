@@ -10,13 +10,25 @@ them by id and forwards the frame's bytes untouched instead of re-encoding them.
 
 from __future__ import annotations
 
+import json
+import logging
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+
+log = logging.getLogger(__name__)
 
 # WebMCP's own rule for tool names.
 TOOL_NAME_PATTERN = r"^[A-Za-z0-9_.\-]{1,128}$"
 ToolSource = Literal["native", "polyfill", "legacy", "declarative", "skill", "browser"]
+
+# Page data in a tool, as extension/lib/limits.js caps it (the host checks again): nesting of
+# objects/arrays (the value itself is level 1), and compact UTF-8 JSON bytes, of each of a tool's
+# schemas and of its annotations. Deeper data breaks JSON encoders (pydantic's stops at ~254
+# levels, so a 130-level schema used to end every MCP entry on tools/list).
+MAX_SCHEMA_DEPTH = 32
+MAX_SCHEMA_BYTES = 64 * 1024
+_CAPPED_FIELDS = ("inputSchema", "outputSchema", "annotations")
 
 
 class _Model(BaseModel):
@@ -34,6 +46,37 @@ class ToolAnnotations(BaseModel):
     untrustedContentHint: bool | None = None
 
 
+def json_over_limits(
+    value: Any, max_depth: int = MAX_SCHEMA_DEPTH, max_bytes: int = MAX_SCHEMA_BYTES
+) -> str | None:
+    """What is wrong with a JSON value's size, or None. Iterative (a deep value cannot overflow
+    the stack) and bounded: every value costs at least one byte of JSON, so no more than
+    `max_bytes` values are visited before giving up."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    visited = 0
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict):
+            items: Any = v.values()
+        elif isinstance(v, list):
+            items = v
+        else:
+            continue
+        if depth > max_depth:
+            return f"nests deeper than {max_depth} levels"
+        visited += len(v)
+        if visited > max_bytes:
+            return f"is larger than {max_bytes} bytes"
+        stack.extend((x, depth + 1) for x in items if isinstance(x, dict | list))
+    try:  # depth is bounded now: encoding cannot recurse too far
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return "is not JSON data"
+    if len(text) > max_bytes or len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+        return f"is larger than {max_bytes} bytes"
+    return None
+
+
 class Tool(_Model):
     """A tool as a site offers it (the union of its tabs' tools)."""
 
@@ -44,20 +87,88 @@ class Tool(_Model):
     annotations: ToolAnnotations | None = None
     source: ToolSource = "native"
 
+    @model_validator(mode="before")
+    @classmethod
+    def _page_data_within_limits(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key in _CAPPED_FIELDS:
+                if data.get(key) is not None and (wrong := json_over_limits(data[key])):
+                    raise ValueError(f"{key} {wrong}")
+        return data
+
+
+def _good_tools(site: Any, raw: Any) -> Any:
+    """The tools of `raw` (a site's list) that are valid, each bad one dropped with its reason
+    logged: one bad tool must not cost its site, or the whole message, the others."""
+    if not isinstance(raw, list):
+        return raw  # the field's own validation says what is wrong
+    good: list[Tool] = []
+    for item in raw:
+        try:
+            good.append(item if isinstance(item, Tool) else Tool.model_validate(item))
+        except ValidationError as e:
+            name = item.get("name") if isinstance(item, dict) else None
+            shown = _show(repr(name[:100])) if isinstance(name, str) else "without a name"
+            log.warning("site %s: tool %s dropped: %s", _show(site), shown, validation_reason(e))
+    return good
+
+
+def validation_reason(e: ValidationError) -> str:
+    """A ValidationError in one short line (it may quote page data, so it is cut)."""
+    parts = []
+    for err in e.errors()[:3]:
+        where, what = ".".join(map(str, err["loc"])), err["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {what}" if where else what)
+    return _show("; ".join(parts), 300)
+
+
+def _show(value: Any, limit: int = 100) -> str:
+    """Page text for a log line: cut, and nothing that could forge a line of its own."""
+    text = value if isinstance(value, str) else repr(value)
+    text = text[:limit] + ("..." if len(text) > limit else "")
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def _good_sites(sites: Any) -> Any:
+    if not isinstance(sites, dict):
+        return sites
+    return {site: _good_tools(site, tools) for site, tools in sites.items()}
+
 
 class SiteTools(_Model):
-    """A site's whole tool set changed; an empty list means the site has gone."""
+    """A site's whole tool set changed; an empty list means the site has gone.
+
+    `notice`: what the extension cut or ignored of the site (tools over its limits, http tabs
+    left out while an https tab is open), in plain words."""
 
     type: Literal["site_tools"] = "site_tools"
     site: str
     tools: list[Tool]
+    notice: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_bad_tools(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "tools" in data:
+            data = {**data, "tools": _good_tools(data.get("site"), data["tools"])}
+        return data
 
 
 class Registry(_Model):
-    """The whole registry: sent on connect, replaces whatever the receiver had."""
+    """The whole registry: sent on connect, replaces whatever the receiver had.
+
+    `notices`: the `SiteTools.notice` of every site that has one."""
 
     type: Literal["registry"] = "registry"
     sites: dict[str, list[Tool]] = Field(default_factory=dict)
+    notices: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_bad_tools(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "sites" in data:
+            data = {**data, "sites": _good_sites(data["sites"])}
+        return data
 
 
 class Call(_Model):
@@ -227,6 +338,14 @@ class Welcome(_Model):
     extension_version: str | None = None
     extension_connected: bool = False
     sites: dict[str, list[Tool]] = Field(default_factory=dict)
+    notices: dict[str, str] = Field(default_factory=dict)  # as in `Registry`
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_bad_tools(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "sites" in data:
+            data = {**data, "sites": _good_sites(data["sites"])}
+        return data
 
 
 class Status(_Model):
