@@ -154,7 +154,8 @@ def test_toml_updates_in_place() -> None:
         '[mcp_servers.webmcp-sidecar]\ncommand = "/old"  # ours\nargs = ["mcp"]\n'
         'startup_timeout_sec = 30\n\n# profiles below')
     new = tomltext.set_entry(text, "mcp_servers", "webmcp-sidecar", ENTRY)
-    assert new == text.replace('command = "/old"  # ours', f'command = "{ENTRY["command"]}"')
+    # Only the value changes: the user's comment on that line stays.
+    assert new == text.replace('"/old"', f'"{ENTRY["command"]}"')
     assert tomllib.loads(new)["mcp_servers"]["webmcp-sidecar"]["startup_timeout_sec"] == 30
 
 
@@ -172,3 +173,101 @@ def test_toml_windows_paths_and_unicode() -> None:
 def test_toml_refuses_what_it_cannot_edit_safely(text: str, match: str) -> None:
     with pytest.raises(tomltext.TomlError, match=match):
         tomltext.set_entry(text, "mcp_servers", "webmcp-sidecar", ENTRY)
+
+
+ODD = """# header comment
+title = 'odd'   # literal string, extra spaces
+
+[ mcp_servers . "webmcp-sidecar" ]   # ours, written by hand
+command="/old"
+  # indented comment between keys
+env = { A = "1" }
+
+# introduces the profiles
+[profiles.work]
+model = '''o3'''
+notes = \"\"\"
+[not a table]
+\"\"\"
+"""
+
+
+def test_toml_keeps_odd_formatting_and_comments_when_updating() -> None:
+    text = ODD
+    new = tomltext.set_entry(text, "mcp_servers", "webmcp-sidecar", ENTRY)
+    assert tomllib.loads(new)["mcp_servers"]["webmcp-sidecar"] == {**ENTRY, "env": {"A": "1"}}
+    # Everything but our command line is the user's text, in order; the missing `args` goes
+    # after our last key, not below the comment that introduces the next table.
+    assert new == text.replace(
+        'command="/old"', f'command="{ENTRY["command"]}"').replace(
+        'env = { A = "1" }\n', 'env = { A = "1" }\nargs = ["mcp"]\n')
+    back = tomltext.remove_entry(new, "mcp_servers", "webmcp-sidecar")
+    assert "# introduces the profiles\n[profiles.work]" in back
+    assert "[ mcp_servers" not in back and "indented comment" not in back
+    assert tomllib.loads(back) == {"title": "odd", "profiles": {"work": {
+        "model": "o3", "notes": "[not a table]\n"}}}
+
+
+def test_toml_adds_after_a_multiline_string_that_looks_like_a_header() -> None:
+    text = ODD.split("[ mcp_servers")[0] + ODD.split("# introduces the profiles\n")[1]
+    new = tomltext.set_entry(text, "mcp_servers", "webmcp-sidecar", ENTRY)
+    assert new.startswith(text)
+    assert tomllib.loads(new)["profiles"]["work"]["notes"] == "[not a table]\n"
+    assert tomltext.remove_entry(new, "mcp_servers", "webmcp-sidecar") == text
+
+
+def test_toml_crlf_file_stays_crlf() -> None:
+    text = CODEX.replace("\n", "\r\n")
+    new = tomltext.set_entry(text, "mcp_servers", "webmcp-sidecar", ENTRY)
+    assert "\n" not in new.replace("\r\n", "")
+    updated = tomltext.set_entry(new, "mcp_servers", "webmcp-sidecar", {**ENTRY, "cwd": "/w"})
+    assert "\n" not in updated.replace("\r\n", "")
+    assert tomllib.loads(updated)["mcp_servers"]["webmcp-sidecar"]["cwd"] == "/w"
+    assert tomltext.remove_entry(updated, "mcp_servers", "webmcp-sidecar") == text
+
+
+def test_toml_container_split_by_other_tables() -> None:
+    text = '[mcp_servers.a]\ncommand = "a"\n\n[other]\nx = 1\n\n[mcp_servers.b]\ncommand = "b"\n'
+    new = tomltext.set_entry(text, "mcp_servers", "webmcp-sidecar", ENTRY)
+    assert new.startswith(text)
+    assert set(tomllib.loads(new)["mcp_servers"]) == {"a", "b", "webmcp-sidecar"}
+    moved = new.replace("[other]", "[mcp_servers.z]\n# about other\n[other]")
+    updated = tomltext.set_entry(moved, "mcp_servers", "webmcp-sidecar", {**ENTRY, "args": []})
+    assert tomllib.loads(updated)["mcp_servers"]["webmcp-sidecar"]["args"] == []
+    assert tomltext.remove_entry(updated, "mcp_servers", "webmcp-sidecar") == moved.replace(
+        new[len(text):], "")
+
+
+def test_toml_remove_keeps_the_comment_that_introduces_the_next_table() -> None:
+    text = ('[mcp_servers.webmcp-sidecar]\ncommand = "x"\n\n# the work profile\n'
+            '[profiles.work]\nmodel = "o3"\n')
+    assert tomltext.remove_entry(text, "mcp_servers", "webmcp-sidecar") == (
+        '\n# the work profile\n[profiles.work]\nmodel = "o3"\n')
+
+
+@pytest.mark.parametrize("text", [
+    '[mcp_servers]\nwebmcp-sidecar.command = "x"\n',
+    '[mcp_servers.webmcp-sidecar.env]\nA = "1"\n',
+    'mcp_servers = 3\n',
+    '[[mcp_servers]]\nx = 1\n',
+])
+def test_toml_refuses_other_forms_and_leaves_them_on_remove(text: str) -> None:
+    with pytest.raises(tomltext.TomlError, match=r"form we do not edit|not a table"):
+        tomltext.set_entry(text, "mcp_servers", "webmcp-sidecar", ENTRY)
+    assert tomltext.remove_entry(text, "mcp_servers", "webmcp-sidecar") == text
+
+
+def test_toml_value_snippets() -> None:
+    assert tomltext._value("C:\\Zoë") == '"C:\\\\Zoë"'
+    assert tomltext._value([True, 2, 1.5, {"k": "v"}]) == '[true, 2, 1.5, {k = "v"}]'
+    assert tomllib.loads("x = " + tomltext._value({"a": ["b"]}))["x"] == {"a": ["b"]}
+
+
+def test_toml_comment_after_our_sub_table_survives() -> None:
+    text = ('[mcp_servers.webmcp-sidecar]\ncommand = "x"\n\n[mcp_servers.webmcp-sidecar.env]\n'
+            'A = "1"\n\n# the work profile\n[profiles.work]\n')
+    new = tomltext.set_entry(text, "mcp_servers", "webmcp-sidecar", ENTRY)
+    assert new == text.replace('command = "x"\n', 'command = "x"\nargs = ["mcp"]\n').replace(
+        '"x"', f'"{ENTRY["command"]}"')
+    back = tomltext.remove_entry(new, "mcp_servers", "webmcp-sidecar")
+    assert back == '\n# the work profile\n[profiles.work]\n'
