@@ -1,8 +1,12 @@
-"""Edit JSON and JSONC config files as text, so the user's comments and formatting survive.
+"""Edit JSON and JSONC documents as text, so comments and formatting survive an edit.
 
-We never re-serialize a user's file: a small parser records where each member of each object
-sits, and an edit inserts, replaces or removes only our member's text. Comments (`//`, `/* */`)
-and trailing commas are accepted, as VS Code, Zed and others allow them.
+A document is never re-serialized: a small parser records where each member of each object
+sits, and an edit inserts, replaces or removes only that member's text, in the indentation,
+line endings and trailing-comma style the document already uses. Comments (`//`, `/* */`) and
+trailing commas are accepted, since many hand-edited JSON files use them.
+
+The entry functions address `root[container][name]`, an object member inside a top-level
+object member; `parse` gives the positions for other edits.
 """
 
 from __future__ import annotations
@@ -329,8 +333,9 @@ def set_entry(text: str | None, container: str, name: str, entry: dict[str, Any]
     """Make `root[container][name]` hold `entry`; returns (new text, container was created).
 
     Keys of an existing entry that `entry` does not set are kept, and so are the keys in `keep`
-    when the user has set them (their own `env`, say). An already matching entry leaves the
-    text exactly as it was.
+    when the existing entry already has them (their value there wins over `entry`'s). An
+    already matching entry leaves the text exactly as it was. Empty or blank text is taken as
+    an empty object.
     """
     if text is None or not text.strip():
         text = EMPTY_DOCUMENT
@@ -356,6 +361,7 @@ def set_entry(text: str | None, container: str, name: str, entry: dict[str, Any]
 
 
 def get_entry(text: str, container: str, name: str) -> Any:
+    """`root[container][name]`, or None when any step of that path is missing."""
     root = parse(text)
     if not root.is_object:
         return None
@@ -364,6 +370,8 @@ def get_entry(text: str, container: str, name: str) -> Any:
 
 
 def remove_entry(text: str, container: str, name: str, drop_empty_container: bool) -> str:
+    """`text` without `root[container][name]`; also without `container` when that leaves it
+    empty and `drop_empty_container` is set. Text without the member comes back unchanged."""
     root = parse(text)
     box = root.member(container) if root.is_object else None
     if box is None or not box.value.is_object or box.value.member(name) is None:
