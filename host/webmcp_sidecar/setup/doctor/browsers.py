@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from webmcp_sidecar import EXTENSION_ID, HOST_NAME
-from webmcp_sidecar.setup.doctor.doctor import EXITED, FORBIDDEN, NOT_FOUND, Check, DoctorOptions
+from webmcp_sidecar.setup.doctor.checks import EXITED, FORBIDDEN, NOT_FOUND, Check, DoctorOptions
 from webmcp_sidecar.setup.install import browsers as br
 from webmcp_sidecar.setup.install.engine import Context
 

@@ -11,50 +11,21 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field
-
+from webmcp_sidecar.setup.doctor.browsers import check_browsers
+from webmcp_sidecar.setup.doctor.checks import Check, DoctorOptions, DoctorReport
 from webmcp_sidecar.setup.install import clients as cl
-from webmcp_sidecar.setup.install.engine import Context, TargetOptions
+from webmcp_sidecar.setup.install.engine import Context
 from webmcp_sidecar.setup.install.state import sha256
 
-Status = Literal["ok", "warn", "fail", "skip"]
-NOT_FOUND = 'the extension sees "Specified native messaging host not found."'
-FORBIDDEN = 'the extension sees "Access to the specified native messaging host is forbidden."'
-EXITED = 'the extension sees "Native host has exited."'
-
-
-class Check(BaseModel):
-    id: str
-    status: Status
-    title: str
-    detail: str = ""
-    fix: str = ""
-
-
-class DoctorReport(BaseModel):
-    ok: bool
-    checks: list[Check] = Field(default_factory=list)
-
-    def counts(self) -> dict[str, int]:
-        out = {"ok": 0, "warn": 0, "fail": 0, "skip": 0}
-        for c in self.checks:
-            out[c.status] += 1
-        return out
-
-
-@dataclass
-class DoctorOptions(TargetOptions):
-    launch: bool = True
-    timeout: float = 10.0
+# Callers import these from here too (`doctor.DoctorReport`, `doctor.DoctorOptions`).
+__all__ = ["Check", "DoctorOptions", "DoctorReport", "check_clients", "check_hosts",
+           "check_keyring", "check_log_dir", "run_doctor"]
 
 
 def run_doctor(ctx: Context, opts: DoctorOptions) -> DoctorReport:
-    from webmcp_sidecar.setup.doctor.browsers import check_browsers
-
     checks: list[Check] = []
     checks += check_browsers(ctx, opts)
     checks += check_hosts(opts.timeout)
