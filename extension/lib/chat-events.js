@@ -6,7 +6,8 @@
  * @typedef {{key: string, kind: 'assistant', text: string}} AssistantItem
  * @typedef {{key: string, kind: 'tool', call_id: string, tool: string, site: string|null,
  *   args: any, read_only: boolean, state: 'running'|'confirm'|'done'|'error'|'denied',
- *   value?: string|null, error?: string|null, ms?: number|null, turn_id?: string}} ToolItem
+ *   value?: string|null, error?: string|null, ms?: number|null, turn_id?: string,
+ *   reason?: string|null}} ToolItem
  * @typedef {{key: string, kind: 'notice', text: string, level: 'info'|'error'}} NoticeItem
  * @typedef {UserItem|AssistantItem|ToolItem|NoticeItem} Item
  * @typedef {{items: Item[], running: string|null, conversationId: string|null,
@@ -70,6 +71,7 @@ export function applyEvent(state, msg) {
       const card = findCard(state, ev.call_id);
       if (!card) return [];
       card.state = 'confirm';
+      card.reason = typeof ev.reason === 'string' ? ev.reason : null; // why it is asked (host's words)
       return [card];
     }
     case 'tool_result': {

@@ -250,11 +250,11 @@ export class ChatView {
     if (item.state === 'confirm') {
       const turn = item.turn_id ?? this.chat.running;
       const answer = (run) => this.app.send({ type: 'panel_confirm', turn_id: turn, call_id: item.call_id, run });
-      actions = h('div', { class: 'confirm' },
+      actions = [item.reason ? h('p', { class: 'confirm-reason small', text: item.reason }) : null, h('div', { class: 'confirm' },
         h('span', { text: item.read_only ? 'Run this call?' : 'This tool can change things. Run it?' }),
         h('span', { class: 'spacer' }),
         h('button', { type: 'button', class: 'ghost deny', on: { click: () => answer(false) } }, 'Deny'),
-        h('button', { type: 'button', class: 'primary run', on: { click: () => answer(true) } }, 'Run'));
+        h('button', { type: 'button', class: 'primary run', on: { click: () => answer(true) } }, 'Run'))];
     }
     return h('article', { class: `card tool state-${item.state}`, 'data-call': item.call_id, 'data-tool': item.tool },
       h('header', {},

@@ -70,8 +70,9 @@ test('chat events: streaming text, cards, confirm, results, stop', () => {
   const [a] = ev({ kind: 'text', text: 'check.' });
   assert.equal(a.text, 'Let me check.');
   ev({ kind: 'tool_call', call_id: 'x1', tool: 'bookFlight', site: 'demo.test', args: { id: 1 }, read_only: false });
-  const [c] = ev({ kind: 'confirm', call_id: 'x1' });
+  const [c] = ev({ kind: 'confirm', call_id: 'x1', reason: 'other.test data is in this conversation' });
   assert.equal(c.state, 'confirm');
+  assert.equal(c.reason, 'other.test data is in this conversation'); // shown on the card
   ev({ kind: 'tool_result', call_id: 'x1', ok: false, denied: true, error: 'The user denied this call' });
   ev({ kind: 'text', text: 'Not booked.' }); // a new bubble after the card
   ev({ kind: 'tool_call', call_id: 'x2', tool: 'never', args: {} });

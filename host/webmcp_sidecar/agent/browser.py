@@ -24,7 +24,8 @@ class BrowserToolProvider:
             return []
         return [
             ToolSpec(name=t.mcp_name, description=t.description, parameters=t.input_schema,
-                     read_only=t.read_only, site=None, tool=t.name)
+                     read_only=t.read_only, site=None, tool=t.name, origin="browser",
+                     always_confirm=t.local_files)
             for t in TOOLS
             if t.name not in _NOT_FOR_PANEL
         ]

@@ -6,6 +6,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# `Message.data_from` of page data whose site is not known: a tab after a navigation, or a
+# conversation kept before sources were recorded. It counts as another site for everyone.
+UNKNOWN_SITE = "?"
+
 
 class ToolCall(BaseModel):
     model_config = ConfigDict(extra="ignore")
@@ -27,3 +31,6 @@ class Message(BaseModel):
     tool_call_id: str | None = None
     tool_name: str | None = None
     is_error: bool = False
+    # tool: the site whose page data this result holds (see `agent/confirm_policy.py`); None:
+    # none (our own messages, local tools). The default is for results stored without it.
+    data_from: str | None = UNKNOWN_SITE

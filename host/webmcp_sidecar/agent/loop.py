@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from webmcp_sidecar.agent import confirm_policy
 from webmcp_sidecar.agent import panel_messages as p
 from webmcp_sidecar.agent.history import Message, ToolCall
 from webmcp_sidecar.agent.providers.base import Calls, Provider, ProviderError, TextPiece
@@ -28,6 +29,9 @@ MAX_RESULT_SHOWN = 20_000
 
 Emit = Callable[[Any], None]
 Runner = Callable[[ToolSpec, dict[str, Any], float], Awaitable[str]]
+# Checks a call before the user is asked about it: a reason it cannot run (e.g. an upload
+# outside the allowed folders), or None.
+Precheck = Callable[[ToolSpec, dict[str, Any]], Awaitable[str | None]]
 
 
 @dataclass
@@ -44,6 +48,9 @@ class TurnContext:
     save: Callable[[], None]
     # Switch to tools-in-the-prompt (models that refuse native tool calling); None = not allowed.
     fallback: Callable[[], Provider] | None = None
+    precheck: Precheck | None = None
+    tab_site: str | None = None  # the site of the panel's tab when the turn began
+    tab_moved: bool = False  # a browser tool may have taken the tab to another page this turn
     confirms: dict[str, asyncio.Future[bool]] = field(default_factory=dict)
     stats: p.TurnStats = field(default_factory=p.TurnStats)
 
@@ -64,7 +71,8 @@ def repair(history: list[Message]) -> None:
             for c in m.tool_calls:
                 if c.id not in answered:
                     history.append(Message(role="tool", tool_call_id=c.id, tool_name=c.name,
-                                           text="Not run: the turn was stopped.", is_error=True))
+                                           text="Not run: the turn was stopped.", is_error=True,
+                                           data_from=None))
             return
         if m.role == "user":
             return
@@ -192,10 +200,13 @@ async def _one_call(ctx: TurnContext, call: ToolCall, ready_at: float,
     if call.invalid:
         return _finish(ctx, call, item, None, f"Not run: {call.invalid}. Send the call again with a "
                        "JSON object as arguments.", 0.0), 0.0
-    if ctx.settings.mode == "confirm" and not spec.read_only:
+    if ctx.precheck is not None and (problem := await ctx.precheck(spec, call.arguments)):
+        return _finish(ctx, call, item, None, problem, 0.0), 0.0
+    decision = confirm_policy.decide(spec, ctx.settings.mode, confirm_policy.carried_sites(ctx.history))
+    if decision.confirm:
         spent = time.perf_counter() - ready_at
         item.state = "confirm"
-        ctx.emit(p.ConfirmEvent(call_id=call.id))
+        ctx.emit(p.ConfirmEvent(call_id=call.id, reason=decision.reason or None))
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[bool] = loop.create_future()
         ctx.confirms[call.id] = fut
@@ -216,6 +227,9 @@ async def _one_call(ctx: TurnContext, call: ToolCall, ready_at: float,
             return res, spent
         item.state = "running"
         ready_at = time.perf_counter() - spent
+    if confirm_policy.moves_tab(spec):
+        ctx.tab_moved = True  # set before it runs: even its own result may show the new page
+    source = confirm_policy.data_source(spec, ctx.tab_site, ctx.tab_moved)
     start = time.perf_counter()
     spent = start - ready_at
     try:
@@ -225,11 +239,14 @@ async def _one_call(ctx: TurnContext, call: ToolCall, ready_at: float,
         value, error, from_page = None, str(e), e.code == "page_error"
     ms = (time.perf_counter() - start) * 1000
     ctx.stats.tool_ms += ms
-    return _finish(ctx, call, item, value, error, ms, from_page=from_page), spent
+    return _finish(ctx, call, item, value, error, ms, from_page=from_page, source=source), spent
 
 
 def _finish(ctx: TurnContext, call: ToolCall, item: p.ToolItem, value: str | None, error: str | None,
-            ms: float, *, denied: bool = False, from_page: bool = False) -> float:
+            ms: float, *, denied: bool = False, from_page: bool = False,
+            source: str | None = None) -> float:
+    """Records the call's outcome. `source`: the site whose data the outcome may hold (any
+    outcome of a tool that ran, errors too: they can quote the page); None for our refusals."""
     site, tool = item.site, item.tool
     if error is None:
         text = untrusted_result(site, tool, _cap(value or "", MAX_RESULT_TO_MODEL))
@@ -242,7 +259,7 @@ def _finish(ctx: TurnContext, call: ToolCall, item: p.ToolItem, value: str | Non
         item.error = error
     item.ms = round(ms, 1) if ms else None
     ctx.history.append(Message(role="tool", tool_call_id=call.id, tool_name=call.name, text=text,
-                               is_error=error is not None))
+                               is_error=error is not None, data_from=source))
     ctx.emit(p.ToolResultEvent(call_id=call.id, ok=error is None, value=item.value, error=error,
                                denied=denied, ms=item.ms))
     return time.perf_counter()

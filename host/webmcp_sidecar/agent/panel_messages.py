@@ -176,6 +176,7 @@ class ConfirmEvent(_Model):
 
     kind: Literal["confirm"] = "confirm"
     call_id: str
+    reason: Annotated[str, Field(max_length=2000)] | None = None  # why this call is asked about
 
 
 class ToolResultEvent(_Model):

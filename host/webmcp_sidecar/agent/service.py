@@ -232,6 +232,7 @@ class AgentService:
             system=rules.system_prompt(site, tab.url, tab.title, len(ts.specs)),
             history=turn.conv.history, items=turn.conv.items, emit=emit,
             run_tool=self._run_tool(ts, target), save=lambda: self.store.save(turn.conv), fallback=fallback,
+            precheck=_precheck(ts), tab_site=site,
         )
         turn.ctx = ctx
         try:
@@ -253,6 +254,13 @@ class AgentService:
         call = {"type": "call", "site": spec.site, "tool": spec.tool, "args": args,
                 "timeout_ms": int(timeout * 1000), "max_bytes": 4 * 1024 * 1024}
         return await run_call(self.host, call, spec, args, timeout)
+
+
+def _precheck(ts: toolset.Toolset) -> Any:
+    async def check(spec: ToolSpec, args: dict[str, Any]) -> str | None:
+        fn = getattr(ts.providers.get(spec.name), "precheck", None)
+        return None if fn is None else await fn(spec, args)
+    return check
 
 
 async def run_call(host: Any, call: dict[str, Any], spec: ToolSpec, args: dict[str, Any],

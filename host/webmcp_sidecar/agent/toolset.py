@@ -6,10 +6,11 @@ name may have dots or be longer, so it is mapped, and the map is kept to route c
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from webmcp_sidecar.wire.messages import Tool
 
@@ -26,6 +27,10 @@ class ToolSpec:
     read_only: bool
     site: str | None  # None for tools that are not a site's (browser tools)
     tool: str  # the real name at its source
+    # page: a site's own tool (its `read_only` is the page's claim); browser: a browser tool on
+    # the panel's tab; other: any other source (local MCP servers).
+    origin: Literal["page", "browser", "other"] = "other"
+    always_confirm: bool = False  # asked even in auto mode (uploads of local files)
 
 
 Runner = Callable[[ToolSpec, dict[str, Any], float], Awaitable[str]]
@@ -98,12 +103,13 @@ def build(target: Target, site_tools: list[Tool], extra: list[ToolProvider]) -> 
             name=model_name(t.name, taken), description=desc[:4000],
             parameters=_parameters(t.inputSchema),
             read_only=bool(t.annotations and t.annotations.readOnlyHint), site=site, tool=t.name,
+            origin="page",
         ))
     ts = Toolset(specs)
     for provider in extra:
         for spec in provider.specs(target):
             name = model_name(spec.name, taken)
-            spec = ToolSpec(name, spec.description, spec.parameters, spec.read_only, spec.site, spec.tool)
+            spec = dataclasses.replace(spec, name=name)
             ts.specs.append(spec)
             ts.providers[name] = provider
     return ts

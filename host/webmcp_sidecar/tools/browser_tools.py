@@ -28,6 +28,9 @@ class BrowserTool:
     required: tuple[str, ...] = ()
     needs_page: bool = True  # offered only once the session has a tab
     read_only: bool = False
+    # Hands local files to the page: paths checked by `tools/uploads.py`; the panel's agent
+    # always asks first, in every mode.
+    local_files: bool = False
 
     @property
     def mcp_name(self) -> str:
