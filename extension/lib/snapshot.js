@@ -1,4 +1,4 @@
-// Turns the page agent's node records (lib/page-agent.js) into the compact snapshot text an agent
+// Turns the page agent's node records (page/agent/snapshot.js) into the compact snapshot text an agent
 // reads: one line per element, indented by nesting, with a short ref per element
 // (`- button "Create account" [e12]`). Pure: the records come from the page, refs are already
 // assigned there.
