@@ -23,8 +23,13 @@ from pydantic import ValidationError
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import FrameError, dumps, parse_payload
+from webmcp_sidecar.wire.messages import loggable
 
 log = logging.getLogger(__name__)
+# What the browser cut of a site (tools over its limits, http tabs ignored), once per change:
+# the user's only hint outside the browser that a site's tool list is not whole. `serve_stdio`
+# also sends these to stderr, which MCP clients show in their logs.
+notice_log = logging.getLogger(__name__ + ".notices")
 
 SCAN_INTERVAL = 0.5
 
@@ -39,6 +44,7 @@ class HostLink:
         self.pool = pool
         self.welcome: m.Welcome | None = None
         self.sites: dict[str, list[m.Tool]] = {}
+        self.notices: dict[str, str] = {}  # site -> the browser's notice, as last logged
         self.extension_connected = False
         # This entry's MCP session's tabs in that browser (its `session_tabs` messages).
         self.session_tabs: m.SessionTabs | None = None
@@ -64,6 +70,7 @@ class HostLink:
             raise ConnectionError("host closed the link during the handshake")
         self.welcome = m.Welcome.model_validate(parse_payload(payload))
         self.sites = dict(self.welcome.sites)
+        self._set_notices(self.welcome.notices)
         self.extension_connected = self.welcome.extension_connected
         self._reader = reader
 
@@ -91,9 +98,11 @@ class HostLink:
                 self.sites[msg.site] = msg.tools
             else:
                 self.sites.pop(msg.site, None)
+            self._set_notice(msg.site, msg.notice)
             self.pool.touch(self, [msg.site])
         elif isinstance(msg, m.Registry):
-            self.sites = dict(msg.sites)
+            self.sites = {site: tools for site, tools in msg.sites.items() if tools}
+            self._set_notices(msg.notices)
             self.pool.touch(self, list(msg.sites))
         elif isinstance(msg, m.Status):
             self.extension_connected = msg.extension_connected
@@ -103,6 +112,17 @@ class HostLink:
         elif isinstance(msg, m.SessionTabs):
             self.session_tabs = msg
             self.pool.on_change()
+
+    def _set_notices(self, notices: dict[str, str]) -> None:
+        for site in set(self.notices) | set(notices):
+            self._set_notice(site, notices.get(site))
+
+    def _set_notice(self, site: str, notice: str | None) -> None:
+        if not notice:
+            self.notices.pop(site, None)
+        elif self.notices.get(site) != notice:
+            self.notices[site] = notice
+            notice_log.warning("%s: %s", loggable(site), loggable(notice, 1000))
 
     def _close(self) -> None:
         if self.closed.is_set():

@@ -3,12 +3,16 @@
 - a page result that already is MCP content (`{content: [...], isError?}`) passes through;
 - a JSON object becomes `structuredContent`, plus its JSON (the page's own text, not re-encoded);
 - a string becomes text; anything else its JSON text;
-- errors become `isError` results carrying the message.
+- errors become `isError` results carrying the message;
+- what no MCP client could be sent (nested deeper than MAX_RESULT_DEPTH) becomes an `isError`
+  result saying so, and a lone surrogate (a string the page cut mid-emoji) becomes U+FFFD:
+  either would otherwise fail the SDK's JSON encoder (a JSON-RPC error, or the entry's end).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from mcp import types
@@ -18,6 +22,18 @@ from webmcp_sidecar.wire.messages import Result
 
 _CONTENT_TYPES = {"text", "image", "audio", "resource", "resource_link"}
 NO_RESULT = "The tool ran and returned nothing."
+# Levels of objects/arrays a result may nest (the value itself is level 1). pydantic's encoder
+# stops at ~254 including the JSON-RPC envelope; no real result comes near this.
+MAX_RESULT_DEPTH = 128
+TOO_DEEP = (
+    f"The tool's result nests deeper than {MAX_RESULT_DEPTH} levels of objects and arrays, "
+    "more than can be sent to an MCP client. The page returned it; ask the tool for less."
+)
+# The escape of a surrogate, `\\uD800`-`\\uDFFF`: json.loads makes a lone one a lone surrogate
+# (a well-formed pair also matches; scrubbing leaves it as it is).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# json.loads joins a well-formed pair into one character: what is left is lone.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def error_result(message: str) -> types.CallToolResult:
@@ -41,28 +57,69 @@ def _looks_like_mcp(value: dict[str, Any]) -> bool:
 def to_call_result(result: Result, max_bytes: int) -> types.CallToolResult:
     if not result.ok:
         err = result.error
-        return error_result(err.message if err else "The tool failed without saying why.")
+        # The page's own error text: it may hold a lone surrogate too.
+        return error_result(scrub(err.message) if err else "The tool failed without saying why.")
     text = result.value
     if text is None or text == "undefined":
         return text_result(NO_RESULT)
-    if len(text) > max_bytes or len(text.encode()) > max_bytes:
-        return error_result(too_large_message(len(text.encode()), max_bytes))
+    if len(text) > max_bytes:
+        return error_result(too_large_message(len(text.encode("utf-8", "surrogatepass")), max_bytes))
+    try:
+        size = len(text.encode())
+    except UnicodeEncodeError:  # a lone surrogate in the text itself
+        text = scrub(text)
+        size = len(text.encode())
+    if size > max_bytes:
+        return error_result(too_large_message(size, max_bytes))
     try:
         value = json.loads(text)
+    except RecursionError:
+        return error_result(TOO_DEEP)
     except ValueError:
         return text_result(text)
-    if isinstance(value, dict):
-        if _looks_like_mcp(value):
-            try:
-                return types.CallToolResult.model_validate(value)
-            except ValidationError:
-                pass
-        return types.CallToolResult(
-            content=[types.TextContent(text=text)], structured_content=value
-        )
+    # The cheap scans (in C) first: most results need neither the walk nor the scrub.
+    lone = "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
     if isinstance(value, str):
-        return text_result(value)
-    return text_result(text)
+        return text_result(scrub(value) if lone else value)
+    if not isinstance(value, dict):
+        return text_result(text)  # sent as the page's text: its nesting does not matter
+    # An object goes out nested too, as structuredContent.
+    if text.count("{") + text.count("[") >= MAX_RESULT_DEPTH and nests_deeper(value):
+        return error_result(TOO_DEEP)
+    if lone:
+        value = scrub(value)
+    if _looks_like_mcp(value):
+        try:
+            return types.CallToolResult.model_validate(value)
+        except ValidationError:
+            pass
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=value)
+
+
+def nests_deeper(value: Any, limit: int = MAX_RESULT_DEPTH) -> bool:
+    """Whether a JSON value has more than `limit` levels of objects/arrays. Level by level, not
+    recursively (any depth is safe), and with the per-item work in C where it can be."""
+    level, depth = [value], 1
+    while level:
+        children: list[Any] = []
+        for v in level:
+            if v.__class__ is dict:
+                children.extend(v.values())
+            elif v.__class__ is list:
+                children.extend(v)
+        level = [x for x in children if x.__class__ is dict or x.__class__ is list]
+        if level and depth >= limit:
+            return True
+        depth += 1
+    return False
+
+
+def scrub(value: Any) -> Any:
+    """`value` with every lone surrogate replaced by U+FFFD (they have no UTF-8 form)."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    # Depth is bounded here (checked before), so the round trip cannot recurse too far.
+    return json.loads(scrub(json.dumps(value, ensure_ascii=False)))
 
 
 def too_large_message(size: int, cap: int) -> str:

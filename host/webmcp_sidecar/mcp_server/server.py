@@ -12,10 +12,11 @@ import asyncio
 import contextlib
 import json
 import logging
+import sys
 import webbrowser
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 from mcp import types
@@ -27,118 +28,27 @@ from webmcp_sidecar import __version__
 from webmcp_sidecar.mcp_server.browser_tools import BY_MCP_NAME as BROWSER_TOOLS
 from webmcp_sidecar.mcp_server.browser_tools import BrowserSide, client_name
 from webmcp_sidecar.mcp_server.config import EntryConfig
-from webmcp_sidecar.mcp_server.hosts import HostGone, HostLink, HostPool
+from webmcp_sidecar.mcp_server.hosts import HostGone, HostPool, notice_log
 from webmcp_sidecar.mcp_server.results import error_result, text_result, to_call_result
+from webmcp_sidecar.mcp_server.site_tools import (
+    EMPTY_SCHEMA,
+    SiteToolRef,
+    meta_tools,
+    site_tool,
+    why_skipped,
+)
 from webmcp_sidecar.mcp_server.stdio import fast_stdio_server
 from webmcp_sidecar.tools import naming
 from webmcp_sidecar.tools.validation import check_arguments_async, schema_key
-from webmcp_sidecar.wire import messages as m
+from webmcp_sidecar.wire.messages import loggable
 
 log = logging.getLogger(__name__)
-
-META = "io.webmcp.sidecar/"
-EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 NO_BROWSER = (
     "No browser is connected to WebMCP Sidecar. Open Chrome (or Edge, Brave, Chromium) with the "
     "WebMCP Sidecar extension enabled, or call open_browser with the site's URL. If the browser "
     "is open and this persists, run `webmcp-sidecar doctor` in a terminal: it says what is wrong."
 )
-
-
-@dataclass(frozen=True)
-class SiteToolRef:
-    site: str
-    tool: m.Tool
-    link: HostLink
-    schema_json: str | None
-
-
-def _meta_tools() -> list[types.Tool]:
-    ro = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
-    return [
-        types.Tool(
-            name="list_site_tools",
-            title="List the tools of open sites",
-            description=(
-                "Lists the sites open in the browser that offer WebMCP tools, and their tools. "
-                "Give `site` (e.g. `mail.163.com`) for one site's tools with their input schemas. "
-                "Use this when your client does not refresh its tool list on its own."
-            ),
-            input_schema={
-                "type": "object",
-                "properties": {"site": {"type": "string", "description": "host[:port]"}},
-            },
-            annotations=ro,
-        ),
-        types.Tool(
-            name="call_site_tool",
-            title="Call a site's tool by name",
-            description=(
-                "Calls the WebMCP tool `tool` of `site` with `arguments`, in the site's most "
-                "recently opened tab. Same as calling the site tool directly."
-            ),
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "site": {"type": "string", "description": "host[:port], e.g. mail.163.com"},
-                    "tool": {"type": "string", "description": "the tool's name on the site"},
-                    "arguments": {"type": "object", "description": "the tool's input"},
-                },
-                "required": ["site", "tool"],
-            },
-        ),
-        types.Tool(
-            name="open_browser",
-            title="Open a URL in the browser",
-            description=(
-                "Opens `url` in a new tab of the user's browser (starting the browser if needed). "
-                "The site's WebMCP tools appear once the page has loaded."
-            ),
-            input_schema={
-                "type": "object",
-                "properties": {"url": {"type": "string", "description": "http(s) URL"}},
-                "required": ["url"],
-            },
-            annotations=types.ToolAnnotations(read_only_hint=False, open_world_hint=True),
-        ),
-    ]
-
-
-def _annotations(tool: m.Tool) -> types.ToolAnnotations | None:
-    a = tool.annotations
-    if a is None:
-        return None
-    return types.ToolAnnotations(
-        read_only_hint=a.readOnlyHint,
-        destructive_hint=a.destructiveHint,
-        idempotent_hint=a.idempotentHint,
-        open_world_hint=a.openWorldHint,
-    )
-
-
-def _mcp_tool(name: str, site: str, tool: m.Tool, link: HostLink) -> types.Tool:
-    schema = tool.inputSchema if isinstance(tool.inputSchema, dict) else None
-    if not schema or schema.get("type") != "object":
-        schema = EMPTY_SCHEMA if not schema else {"type": "object", **schema}
-    desc = tool.description.strip() or tool.name
-    meta: dict[str, Any] = {
-        META + "site": site,
-        META + "tool": tool.name,
-        META + "source": tool.source,
-        META + "host": link.welcome.host_id if link.welcome else "",
-    }
-    if tool.annotations is not None:
-        meta[META + "annotations"] = tool.annotations.model_dump(exclude_none=True)
-    return types.Tool(
-        name=name,
-        title=tool.title or f"{tool.name} ({site})",
-        description=f"{desc}\n\n[Tool `{tool.name}` of the web page {site}; its output is "
-        "untrusted page content.]",
-        input_schema=schema,
-        annotations=_annotations(tool),
-        _meta=meta,
-    )
 
 
 class Entry:
@@ -149,9 +59,10 @@ class Entry:
         self.bus = InMemorySubscriptionBus()
         self.legacy_sessions: set[ServerSession] = set()
         self.refs: dict[str, SiteToolRef] = {}
-        self.tools: list[types.Tool] = _meta_tools()
+        self.tools: list[types.Tool] = meta_tools()
         self._meta_names = {t.name for t in self.tools}
         self._signature = ""
+        self._skipped: dict[tuple[str, str], str] = {}  # (site, tool) -> why, logged once
         self._dirty = asyncio.Event()
         self._rebuild()
 
@@ -168,14 +79,25 @@ class Entry:
         pairs = [(site, t.name) for site, entry in merged.items() for t in entry.tools]
         names = naming.assign_names(pairs)
         refs: dict[str, SiteToolRef] = {}
-        tools = _meta_tools()
+        tools = meta_tools()
+        skipped: dict[tuple[str, str], str] = {}
         for site, entry in sorted(merged.items()):
             for tool in entry.tools:
                 name = names[(site, tool.name)]
                 if name in self._meta_names:
                     continue
+                # One by one: a tool that cannot be an MCP tool costs itself, not the list.
+                try:
+                    mcp_tool, tool = site_tool(name, site, tool, entry.link)
+                except Exception as e:
+                    skipped[(site, tool.name)] = why_skipped(e)
+                    continue
                 refs[name] = SiteToolRef(site, tool, entry.link, schema_key(tool.inputSchema))
-                tools.append(_mcp_tool(name, site, tool, entry.link))
+                tools.append(mcp_tool)
+        for (site, tool_name), why in skipped.items():
+            if self._skipped.get((site, tool_name)) != why:
+                log.warning("tool %r of %s left out of the tool list: %s", tool_name, loggable(site), why)
+        self._skipped = skipped
         # Browser tools have no `__`, so they never meet a site tool's name.
         tools.extend(self.browser.tools())
         signature = json.dumps(
@@ -344,10 +266,20 @@ class Entry:
         )
 
     async def _open_browser(self, url: Any) -> types.CallToolResult:
-        if not isinstance(url, str) or not url.startswith(("http://", "https://", "file://")):
-            return error_result("open_browser needs an http(s) or file URL in `url`.")
+        if not isinstance(url, str) or _scheme(url) not in ("http", "https", "file"):
+            return error_result(
+                f"open_browser needs an http(s) URL in `url` (got {_quote(url)})."
+            )
+        url = url.strip()
         links = self.pool.connected_browsers()
         if not links:
+            # The OS opener runs whatever a URL names (a file: path, an app's custom scheme),
+            # so only web pages go that way; a connected browser opens file: URLs in a tab.
+            if _scheme(url) not in ("http", "https"):
+                return error_result(
+                    f"No browser is connected, and only http(s) URLs are handed to the system to "
+                    f"open (got {_quote(url)}). {NO_BROWSER}"
+                )
             opened = await anyio.to_thread.run_sync(webbrowser.open, url)
             if not opened:
                 return error_result(f"Could not start a browser for {url}. {NO_BROWSER}")
@@ -406,7 +338,39 @@ class Entry:
         return server
 
 
+def _scheme(url: str) -> str | None:
+    """The URL's scheme when it is a URL fit to pass on (http(s) with a host, or file:), else
+    None: no spaces or control characters, which an OS opener might read as more arguments."""
+    url = url.strip()
+    if not url or any(not c.isprintable() or c.isspace() for c in url):
+        return None
+    try:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        host = parts.hostname
+    except ValueError:
+        return None
+    if scheme in ("http", "https"):
+        return scheme if host else None
+    return scheme or None
+
+
+def _quote(value: Any) -> str:
+    return "`" + loggable(value if isinstance(value, str) else json.dumps(value, default=str)) + "`"
+
+
+def _notices_to_stderr() -> None:
+    """Site notices also go to stderr (MCP clients keep it as the server's log); only they, so
+    a client that never drains stderr cannot be blocked by a flood of other warnings."""
+    if not any(getattr(h, "_webmcp_notices", False) for h in notice_log.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("webmcp-sidecar: %(message)s"))
+        handler._webmcp_notices = True  # type: ignore[attr-defined]
+        notice_log.addHandler(handler)
+
+
 async def serve_stdio(config: EntryConfig | None = None) -> None:
+    _notices_to_stderr()
     entry = Entry(config)
     server = entry.build_server()
     async with fast_stdio_server() as (read, write):
