@@ -108,8 +108,8 @@ def _good_tools(site: Any, raw: Any) -> Any:
             good.append(item if isinstance(item, Tool) else Tool.model_validate(item))
         except ValidationError as e:
             name = item.get("name") if isinstance(item, dict) else None
-            shown = _show(repr(name[:100])) if isinstance(name, str) else "without a name"
-            log.warning("site %s: tool %s dropped: %s", _show(site), shown, validation_reason(e))
+            shown = loggable(repr(name[:100])) if isinstance(name, str) else "without a name"
+            log.warning("site %s: tool %s dropped: %s", loggable(site), shown, validation_reason(e))
     return good
 
 
@@ -119,10 +119,10 @@ def validation_reason(e: ValidationError) -> str:
     for err in e.errors()[:3]:
         where, what = ".".join(map(str, err["loc"])), err["msg"].removeprefix("Value error, ")
         parts.append(f"{where}: {what}" if where else what)
-    return _show("; ".join(parts), 300)
+    return loggable("; ".join(parts), 300)
 
 
-def _show(value: Any, limit: int = 100) -> str:
+def loggable(value: Any, limit: int = 100) -> str:
     """Page text for a log line: cut, and nothing that could forge a line of its own."""
     text = value if isinstance(value, str) else repr(value)
     text = text[:limit] + ("..." if len(text) > limit else "")
