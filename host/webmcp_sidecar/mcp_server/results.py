@@ -77,16 +77,15 @@ def to_call_result(result: Result, max_bytes: int) -> types.CallToolResult:
         return error_result(TOO_DEEP)
     except ValueError:
         return text_result(text)
-    # The cheap scans (in C) first: most results need neither the walk nor the scrub.
-    lone = "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
+    # The cheap checks (O(1) or one scan in C) first: most results need no walk and no scrub.
     if isinstance(value, str):
-        return text_result(scrub(value) if lone else value)
+        return text_result(value if value.isascii() else scrub(value))
     if not isinstance(value, dict):
         return text_result(text)  # sent as the page's text: its nesting does not matter
     # An object goes out nested too, as structuredContent.
     if text.count("{") + text.count("[") >= MAX_RESULT_DEPTH and nests_deeper(value):
         return error_result(TOO_DEEP)
-    if lone:
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
         value = scrub(value)
     if _looks_like_mcp(value):
         try:
@@ -117,7 +116,11 @@ def nests_deeper(value: Any, limit: int = MAX_RESULT_DEPTH) -> bool:
 def scrub(value: Any) -> Any:
     """`value` with every lone surrogate replaced by U+FFFD (they have no UTF-8 form)."""
     if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
+        try:
+            value.encode()  # fast, and fails only on a surrogate
+            return value
+        except UnicodeEncodeError:
+            return _LONE_SURROGATE.sub("\ufffd", value)
     # Depth is bounded here (checked before), so the round trip cannot recurse too far.
     return json.loads(scrub(json.dumps(value, ensure_ascii=False)))
 
