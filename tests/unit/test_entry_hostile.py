@@ -132,6 +132,9 @@ async def test_a_hostile_registry_costs_its_bad_tools_not_the_entry(private_home
             assert r.is_error and text(r) == TOO_DEEP and f"{MAX_RESULT_DEPTH} levels" in text(r)
             r = await mcp.call("call_site_tool", {"site": "a.test", "tool": "cut"})
             assert not r.is_error and text(r) == "cut \ufffd"
+            for args in ({}, {"site": "a.test"}):  # the page's texts again, as data
+                r = await mcp.call("list_site_tools", args)
+                assert not r.is_error and "cut \ufffd" in text(r) and "a.test" in text(r)
             assert await mcp.names() == names  # the entry is alive and unchanged
         log = await read_log(entry_log, "tabs of a.test are ignored")
         assert "site a.test: tool 'deep' dropped: inputSchema nests deeper than 32 levels" in log

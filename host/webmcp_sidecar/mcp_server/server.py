@@ -29,7 +29,7 @@ from webmcp_sidecar.mcp_server.browser_tools import BY_MCP_NAME as BROWSER_TOOLS
 from webmcp_sidecar.mcp_server.browser_tools import BrowserSide, client_name
 from webmcp_sidecar.mcp_server.config import EntryConfig
 from webmcp_sidecar.mcp_server.hosts import HostGone, HostPool, notice_log
-from webmcp_sidecar.mcp_server.results import error_result, text_result, to_call_result
+from webmcp_sidecar.mcp_server.results import error_result, scrub, text_result, to_call_result
 from webmcp_sidecar.mcp_server.site_tools import (
     EMPTY_SCHEMA,
     SiteToolRef,
@@ -260,6 +260,7 @@ class Entry:
                     for s, e in sorted(merged.items())
                 }
             }
+        data = scrub(data)  # the pages' own texts: a lone surrogate would fail the JSON writer
         return types.CallToolResult(
             content=[types.TextContent(text=json.dumps(data, ensure_ascii=False))],
             structured_content=data,
