@@ -1,28 +1,27 @@
-// The side panel's side of the service worker: relays panel <-> host messages, keeps the
-// operation log (every call the worker routes, from any caller), and runs the Inspector's
-// calls straight to the page (no host needed). The worker calls fromHost()/toHost() on every
-// message it receives from / sends to the host; both are cheap when no panel is open.
+// The side panel's side of the service worker: its ports, the relay of its messages to and from
+// the host, the operation log (every call the worker routes, from any caller), and the
+// Inspector's calls, run straight to the page (no host needed). routes.js decides which message
+// comes here; each function below does what one route asks, cheaply when no panel is open.
 
 import { callerOf, OpLog } from '../lib/oplog.js';
 import { DEFAULT_MAX_BYTES } from '../lib/protocol.js';
 
 export const PANEL_PORT_NAME = 'webmcp-panel';
-/** Host -> panel message types (host/webmcp_sidecar/agent/protocol.py). */
-const AGENT_TYPES = new Set(['agent_state', 'agent_keys', 'agent_conversation', 'agent_event', 'agent_error']);
 const INSPECT_TIMEOUT_MS = 60_000;
 
 /**
  * @param {{
+ *   chrome: typeof chrome,
  *   sendToHost: (msg: any) => boolean,
  *   status: () => any,
  *   runCall: (msg: import('../lib/protocol.js').CallMsg) => void,
  * }} worker
- *   sendToHost: the worker's send (false when there is no host);
+ *   sendToHost: the worker's way to the host (false when there is no host);
  *   status: the worker's status (connection, hint, registry);
  *   runCall: routes a call to the page as if the host had sent it; its result comes back
- *   through toHost()
+ *   through inspectorResult()
  */
-export function installPanelBridge({ sendToHost, status, runCall }) {
+export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
   /** @type {Set<chrome.runtime.Port>} */
   const panels = new Set();
   const oplog = new OpLog();
@@ -42,52 +41,61 @@ export function installPanelBridge({ sendToHost, status, runCall }) {
   const broadcast = (msg) => { for (const port of panels) post(port, msg); };
   const fullStatus = () => ({ type: 'status', ...status(), mcpClients: [...sessions.values()] });
 
-  /** Every message from the host. True: it was for the panel (the worker ignores it). */
-  function fromHost(raw) {
-    const type = raw?.type;
-    if (type === 'call' || type === 'browser_call') {
-      if (typeof raw.id === 'string') {
-        const site = type === 'call' ? raw.site : 'browser';
-        const entry = oplog.start(raw.id, callerOf(raw.id, sessions), site, raw.tool, raw.args,
-          Date.now(), performance.now());
-        if (panels.size) broadcast({ type: 'oplog', entry });
+  // The toolbar button opens the side panel (Chrome 116+).
+  chrome.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true })?.catch?.(() => {});
+
+  return {
+    oplog,
+    sessions,
+
+    /**
+     * A port named `webmcp-panel`: our own pages only (the side panel, or it opened in a tab),
+     * never a content script. Its messages go to `route`.
+     * @param {chrome.runtime.Port} port @param {(port: chrome.runtime.Port, msg: any) => void} route
+     */
+    connect(port, route) {
+      const origin = `chrome-extension://${chrome.runtime.id}/`;
+      if (port.sender?.id !== chrome.runtime.id || !String(port.sender?.url ?? '').startsWith(origin)) {
+        port.disconnect();
+        return;
       }
-      return false;
-    }
-    if (AGENT_TYPES.has(type)) {
-      broadcast(raw);
-      return true;
-    }
-    if (type === 'session' && typeof raw.session === 'string') {
-      sessions.set(raw.session, String(raw.client ?? 'MCP client'));
-      if (panels.size) broadcast(fullStatus());
-    } else if (type === 'session_end') {
-      sessions.delete(raw.session);
-      if (panels.size) broadcast(fullStatus());
-    }
-    return false;
-  }
+      panels.add(port);
+      port.onMessage.addListener((msg) => route(port, msg));
+      port.onDisconnect.addListener(() => {
+        void chrome.runtime.lastError;
+        panels.delete(port);
+        for (const [id, asker] of inspecting) if (asker.port === port) inspecting.delete(id);
+      });
+    },
 
-  /** Every message the worker sends to the host. True: it was an Inspector result (kept here). */
-  function toHost(msg) {
-    if (msg.type === 'result') {
-      const entry = oplog.finish(msg.id, msg, performance.now());
-      if (entry && panels.size) broadcast({ type: 'oplog', entry });
-      const asker = inspecting.get(msg.id);
-      if (!asker) return false;
-      inspecting.delete(msg.id);
-      post(asker.port, { type: 'inspect_result', req: asker.req, result: msg, ms: entry?.ms ?? null });
-      return true;
-    }
-    if ((msg.type === 'site_tools' || msg.type === 'registry') && panels.size) {
-      queueMicrotask(() => broadcast(fullStatus())); // after the registry took the change
-    }
-    return false;
-  }
+    // --- panel -> worker ---
 
-  function onPanelMessage(port, msg) {
-    if (!msg || typeof msg !== 'object' || typeof msg.type !== 'string') return;
-    if (msg.type.startsWith('panel_')) {
+    /** `hello`: the status and the whole log. */
+    hello(port) {
+      post(port, fullStatus());
+      post(port, { type: 'oplog_all', entries: oplog.list });
+    },
+    sendStatus(port) {
+      post(port, fullStatus());
+    },
+    clearLog() {
+      oplog.clear();
+      broadcast({ type: 'oplog_all', entries: [] });
+    },
+    /** `inspect_call {req, site, tool, args}`: run as call `p.N`, answered `inspect_result`. */
+    inspect(port, msg) {
+      const id = `p.${++inspectSeq}`;
+      inspecting.set(id, { port, req: msg.req });
+      const args = msg.args && typeof msg.args === 'object' && !Array.isArray(msg.args) ? msg.args : {};
+      const entry = oplog.start(id, callerOf(id, sessions), msg.site, msg.tool, args, Date.now(), performance.now());
+      broadcast({ type: 'oplog', entry });
+      runCall({
+        type: 'call', id, site: String(msg.site ?? '').toLowerCase(), tool: String(msg.tool ?? ''), args,
+        timeout_ms: INSPECT_TIMEOUT_MS, max_bytes: DEFAULT_MAX_BYTES,
+      });
+    },
+    /** `panel_*`: to the host as is. */
+    toHost(port, msg) {
       // A hello that finds no host needs no error: the panel says hello again when it connects.
       if (!sendToHost(msg) && msg.type !== 'panel_hello') {
         post(port, {
@@ -95,53 +103,54 @@ export function installPanelBridge({ sendToHost, status, runCall }) {
           message: status().hint ?? 'The host is not connected yet; wait a moment and try again.',
         });
       }
-      return;
-    }
-    switch (msg.type) {
-      case 'hello':
-        post(port, fullStatus());
-        post(port, { type: 'oplog_all', entries: oplog.list });
-        return;
-      case 'status':
-        return post(port, fullStatus());
-      case 'oplog_clear':
-        oplog.clear();
-        return broadcast({ type: 'oplog_all', entries: [] });
-      case 'inspect_call': {
-        const id = `p.${++inspectSeq}`;
-        inspecting.set(id, { port, req: msg.req });
-        const args = msg.args && typeof msg.args === 'object' && !Array.isArray(msg.args) ? msg.args : {};
-        const entry = oplog.start(id, callerOf(id, sessions), msg.site, msg.tool, args, Date.now(), performance.now());
-        broadcast({ type: 'oplog', entry });
-        runCall({
-          type: 'call', id, site: String(msg.site ?? '').toLowerCase(), tool: String(msg.tool ?? ''), args,
-          timeout_ms: INSPECT_TIMEOUT_MS, max_bytes: DEFAULT_MAX_BYTES,
-        });
-        return;
-      }
-      default:
-    }
-  }
+    },
 
-  chrome.runtime.onConnect.addListener((port) => {
-    if (port.name !== PANEL_PORT_NAME) return;
-    // Our own pages only (the side panel, or it opened in a tab): never a content script.
-    const origin = `chrome-extension://${chrome.runtime.id}/`;
-    if (port.sender?.id !== chrome.runtime.id || !String(port.sender?.url ?? '').startsWith(origin)) {
-      port.disconnect();
-      return;
-    }
-    panels.add(port);
-    port.onMessage.addListener((msg) => onPanelMessage(port, msg));
-    port.onDisconnect.addListener(() => {
-      void chrome.runtime.lastError;
-      panels.delete(port);
-      for (const [id, asker] of inspecting) if (asker.port === port) inspecting.delete(id);
-    });
-  });
+    // --- host -> panel ---
 
-  // The toolbar button opens the side panel (Chrome 116+).
-  chrome.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true })?.catch?.(() => {});
+    /** `agent_*`: for the panels only. */
+    relay(msg) {
+      broadcast(msg);
+    },
+    /** An MCP session began (`session`): its client names its calls in the log. */
+    sessionStarted(raw) {
+      if (typeof raw.session !== 'string') return;
+      sessions.set(raw.session, String(raw.client ?? 'MCP client'));
+      if (panels.size) broadcast(fullStatus());
+    },
+    sessionEnded(raw) {
+      sessions.delete(raw.session);
+      if (panels.size) broadcast(fullStatus());
+    },
 
-  return { fromHost, toHost, oplog, sessions };
+    // --- the operation log ---
+
+    /** A `call` or `browser_call` from the host, before anything may refuse it. */
+    callStarted(raw) {
+      if (typeof raw.id !== 'string') return;
+      const site = raw.type === 'call' ? raw.site : 'browser';
+      const entry = oplog.start(raw.id, callerOf(raw.id, sessions), site, raw.tool, raw.args,
+        Date.now(), performance.now());
+      if (panels.size) broadcast({ type: 'oplog', entry });
+    },
+    /** A `result` on its way out (any caller's); the log entry it closed, if any. */
+    callFinished(msg) {
+      const entry = oplog.finish(msg.id, msg, performance.now());
+      if (entry && panels.size) broadcast({ type: 'oplog', entry });
+      return entry;
+    },
+
+    /** True when the result answers an Inspector call: it goes to that panel, not the host. */
+    inspectorResult(msg, entry) {
+      const asker = inspecting.get(msg.id);
+      if (!asker) return false;
+      inspecting.delete(msg.id);
+      post(asker.port, { type: 'inspect_result', req: asker.req, result: msg, ms: entry?.ms ?? null });
+      return true;
+    },
+
+    /** The registry went to the host (`registry`, `site_tools`): the panels' status shows it. */
+    registryChanged() {
+      if (panels.size) queueMicrotask(() => broadcast(fullStatus())); // after the registry took the change
+    },
+  };
 }

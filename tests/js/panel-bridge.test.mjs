@@ -22,16 +22,22 @@ class Port {
 }
 
 globalThis.chrome = { runtime: { id: 'ext', onConnect: new Event(), lastError: undefined } };
-const { installPanelBridge, PANEL_PORT_NAME } = await import('../../extension/background/panel-bridge.js');
+const { createPanelBridge, PANEL_PORT_NAME } = await import('../../extension/background/panel-bridge.js');
+const { createRoutes } = await import('../../extension/background/routes.js');
 
 const toHostSent = [];
 const ran = [];
 let hostUp = true;
-const bridge = installPanelBridge({
-  sendToHost: (m) => { if (!hostUp) return false; toHostSent.push(m); return true; },
-  status: () => ({ connected: hostUp, state: hostUp ? 'connected' : 'disconnected', hint: hostUp ? null : 'Run webmcp-sidecar doctor', sites: {} }),
-  runCall: (m) => ran.push(m),
+const status = () => ({ connected: hostUp, state: hostUp ? 'connected' : 'disconnected', hint: hostUp ? null : 'Run webmcp-sidecar doctor', sites: {} });
+const bridge = createPanelBridge({ chrome, sendToHost: (m) => routes.toHost(m), status, runCall: (m) => ran.push(m) });
+// The worker's routes, with stand-ins for the parts the panel does not use.
+const routes = createRoutes({
+  chrome, panel: bridge, status, log: () => {},
+  link: /** @type {any} */ ({ send: (m) => { if (!hostUp) return false; toHostSent.push(m); return true; } }),
+  siteCalls: /** @type {any} */ ({ call: () => {} }), frames: /** @type {any} */ ({}), browserTools: { onHostMessage: () => false },
+  openUrl: async () => {},
 });
+chrome.runtime.onConnect.addListener(routes.onConnect);
 const connect = (url) => {
   const port = new Port(PANEL_PORT_NAME, url);
   chrome.runtime.onConnect.fire(port);
@@ -52,8 +58,10 @@ test('hello gets status and the log; panel_* go to the host; agent_* come back',
   panel.onMessage.fire({ type: 'panel_chat', text: 'hi', site: 'a.test' });
   assert.deepEqual(toHostSent.at(-1), { type: 'panel_chat', text: 'hi', site: 'a.test' });
   const ev = { type: 'agent_event', conversation_id: 'c', turn_id: 't', event: { kind: 'text', text: 'yo' } };
-  assert.equal(bridge.fromHost(ev), true); // swallowed: the worker does not see it
+  const sentBefore = toHostSent.length;
+  routes.fromHost(ev); // for the panels only
   assert.deepEqual(panel.take(), [ev]);
+  assert.equal(toHostSent.length, sentBefore);
 });
 
 test('no host: a request is answered with the hint; a hello is not', () => {
@@ -66,12 +74,13 @@ test('no host: a request is answered with the hint; a hello is not', () => {
 });
 
 test('every call is logged with its caller and outcome', () => {
-  assert.equal(bridge.fromHost({ type: 'session', session: 'c2', client: 'Cursor' }), false);
+  routes.fromHost({ type: 'session', session: 'c2', client: 'Cursor' });
   panel.take();
-  assert.equal(bridge.fromHost({ type: 'call', id: 'c2.1', site: 'a.test', tool: 'add', args: { a: 1 } }), false);
-  assert.equal(bridge.fromHost({ type: 'call', id: 'h.1', site: 'a.test', tool: 'mul', args: {} }), false);
-  assert.equal(bridge.toHost({ type: 'result', id: 'c2.1', ok: true, value: '2' }), false); // still goes to the host
-  assert.equal(bridge.toHost({ type: 'result', id: 'h.1', ok: false, error: { code: 'timeout', message: 'slow' } }), false);
+  routes.fromHost({ type: 'call', id: 'c2.1', site: 'a.test', tool: 'add', args: { a: 1 } });
+  routes.fromHost({ type: 'call', id: 'h.1', site: 'a.test', tool: 'mul', args: {} });
+  const results = [{ type: 'result', id: 'c2.1', ok: true, value: '2' }, { type: 'result', id: 'h.1', ok: false, error: { code: 'timeout', message: 'slow' } }];
+  for (const r of results) routes.toHost(r);
+  assert.deepEqual(toHostSent.slice(-2), results); // still go to the host
   const entries = panel.take().filter((m) => m.type === 'oplog').map((m) => m.entry);
   assert.deepEqual(entries.map((e) => [e.id, e.who.label, e.state]), [
     ['c2.1', 'MCP: Cursor', 'running'], ['h.1', 'Side panel agent', 'running'],
@@ -85,13 +94,15 @@ test("Inspector calls run in the worker and their results stay in the extension"
   assert.deepEqual([call.type, call.site, call.tool, call.args], ['call', 'a.test', 'add', { a: 2 }]);
   assert.match(call.id, /^p\.\d+$/);
   panel.take();
-  assert.equal(bridge.toHost({ type: 'result', id: call.id, ok: true, value: '4' }), true);
+  const sentBefore = toHostSent.length;
+  assert.equal(routes.toHost({ type: 'result', id: call.id, ok: true, value: '4' }), true);
+  assert.equal(toHostSent.length, sentBefore); // not to the host
   const out = panel.take();
   const res = out.find((m) => m.type === 'inspect_result');
   assert.deepEqual([res.req, res.result.value], [7, '4']);
   assert.equal(out.find((m) => m.type === 'oplog').entry.who.kind, 'inspector');
   // Registry changes refresh the panel's status.
-  bridge.toHost({ type: 'site_tools', site: 'a.test', tools: [] });
+  routes.toHost({ type: 'site_tools', site: 'a.test', tools: [] });
   await tick();
   assert.equal(panel.take().at(-1).type, 'status');
 });

@@ -1,0 +1,126 @@
+// Content-script ports, one per frame that has tools: who may connect, which port speaks for a
+// frame (only its current document's), and the frames' tool lists into the registry.
+
+import { isHttps, siteOf } from '../lib/site.js';
+
+/**
+ * A frame's port and what the browser (not the frame) says about it.
+ * @typedef {{port: chrome.runtime.Port, key: string, tabId: number, frameId: number,
+ *   tab: chrome.tabs.Tab, frameUrl: string, top: boolean}} Frame
+ */
+
+const frameKey = (tabId, frameId) => `${tabId}:${frameId}`;
+
+/** Posts to a content script; false when its document is gone. */
+export function postToFrame(port, msg) {
+  try {
+    port.postMessage(msg);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export class FramePorts {
+  /**
+   * @param {{
+   *   chrome: typeof chrome,
+   *   registry: import('../lib/registry.js').Registry,
+   *   changed: () => void,
+   *   portGone: (port: chrome.runtime.Port, tabId: number) => void,
+   * }} opts
+   *   changed: the registry may have changed (coalesced into one diff for the host);
+   *   portGone: a frame's document went away (its calls fail)
+   */
+  constructor({ chrome, registry, changed, portGone }) {
+    this.chrome = chrome;
+    this.registry = registry;
+    this.changed = changed;
+    this.portGone = portGone;
+    /**
+     * Ports by "tabId:frameId": only the current port of a frame reports tools.
+     * @type {Map<string, {port: chrome.runtime.Port, site: string|null, https: boolean, top: boolean}>}
+     */
+    this.ports = new Map();
+  }
+
+  /** @param {number} tabId @param {number} frameId */
+  get(tabId, frameId) {
+    return this.ports.get(frameKey(tabId, frameId));
+  }
+
+  /**
+   * A content script connected (port `webmcp-page`); its messages go to `route`.
+   * @param {chrome.runtime.Port} port
+   * @param {(frame: Frame, msg: any) => void} route
+   */
+  connect(port, route) {
+    const sender = port.sender;
+    const tab = sender?.tab;
+    const frameId = sender?.frameId;
+    if (!tab || typeof tab.id !== 'number' || tab.id < 0 || typeof frameId !== 'number') {
+      port.disconnect();
+      return;
+    }
+    const tabId = tab.id;
+    const key = frameKey(tabId, frameId);
+    // The browser's view of the frame's URL, not what the frame says about itself.
+    const frameUrl = sender.url ?? '';
+    // A prerendered page is not the tab's page until it is activated.
+    const top = frameId === 0 ||
+      (sender.frameType === 'outermost_frame' && sender.documentLifecycle !== 'prerender');
+    this.ports.set(key, { port, site: siteOf(frameUrl), https: isHttps(frameUrl), top });
+    /** @type {Frame} */
+    const frame = { port, key, tabId, frameId, tab, frameUrl, top };
+
+    port.onMessage.addListener((msg) => route(frame, msg));
+    port.onDisconnect.addListener(() => {
+      void this.chrome.runtime.lastError; // read, so Chrome does not report it as unchecked
+      if (this.ports.get(key)?.port === port) {
+        this.ports.delete(key);
+        this.registry.removeFrame(tabId, frameId);
+        this.changed();
+      }
+      this.portGone(port, tabId);
+    });
+  }
+
+  /**
+   * A frame's whole tool list (`tools` message).
+   * @param {Frame} frame @param {any} msg
+   */
+  report(frame, msg) {
+    const { port, key, tabId, frameId, tab, frameUrl, top } = frame;
+    if (this.ports.get(key)?.port !== port) return; // a document that has been replaced
+    const moved = this.registry.reportFrame(tabId, frameId, tab.windowId, frameUrl || String(msg.url ?? ''),
+      msg.tools, msg.native === true, { top, tabUrl: tab.url, dropped: msg.dropped });
+    if (moved) this.afterSiteChange(tabId, port);
+    this.changed();
+  }
+
+  /**
+   * After a tab changed site: its frames of another site (the old documents) may no longer
+   * report, and frames of the new site whose entries were dropped with the old ones (e.g. an
+   * activated prerendered page) are asked to send their list again.
+   * @param {number} tabId
+   * @param {chrome.runtime.Port} [reporter] the port whose report moved the tab: it needs no sync
+   */
+  afterSiteChange(tabId, reporter) {
+    const site = this.registry.siteOfTab(tabId);
+    const https = this.registry.tabIsHttps(tabId);
+    const prefix = `${tabId}:`;
+    for (const [key, entry] of this.ports) {
+      if (!key.startsWith(prefix)) continue;
+      // A main document of the other scheme (http left for https, or back) is the old page too:
+      // its late report must not turn the tab back.
+      if (entry.site !== site || (entry.top && entry.https !== https && entry.port !== reporter)) this.ports.delete(key);
+      else if (entry.port !== reporter) postToFrame(entry.port, { type: 'sync' });
+    }
+  }
+
+  /** @param {number} tabId */
+  tabRemoved(tabId) {
+    const prefix = `${tabId}:`;
+    for (const key of this.ports.keys()) if (key.startsWith(prefix)) this.ports.delete(key);
+  }
+}

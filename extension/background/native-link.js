@@ -1,0 +1,186 @@
+// The native link: the one port to the host (connectNative), reopened with backoff when it
+// closes; big messages split into chunks on the way out, chunks joined on the way in.
+// What a message means is not this module's business: routes.js decides that.
+
+import { Backoff } from '../lib/backoff.js';
+import { frameBytesBound, jsonStringBytesBound, Reassembler, splitIntoChunks } from '../lib/chunks.js';
+import { explainNativeError } from '../lib/native-errors.js';
+import { BROWSER_TO_HOST_SPLIT, HOST_NAME } from '../lib/protocol.js';
+
+/** A port open this long counts as working even if the host said nothing, and resets the backoff. */
+const STABLE_MS = 5_000;
+/** Room for everything in a result besides `value` (error messages are capped). */
+const RESULT_SLACK = 64 * 1024;
+
+/** Whether a message surely fits one frame, judged without encoding it. */
+function fitsOneFrame(msg) {
+  if (msg.type === 'result') {
+    const len = msg.value?.length ?? 0;
+    if (len * 6 + RESULT_SLACK <= BROWSER_TO_HOST_SPLIT) return true; // 6 bytes a char at worst
+    if (len + RESULT_SLACK > BROWSER_TO_HOST_SPLIT) return false;
+    return jsonStringBytesBound(msg.value) + RESULT_SLACK <= BROWSER_TO_HOST_SPLIT;
+  }
+  // Tool lists are bounded by the content script, but a page controls their size.
+  return msg.type !== 'registry' && msg.type !== 'site_tools';
+}
+
+export class NativeLink {
+  /**
+   * @param {{
+   *   chrome: typeof chrome,
+   *   onMessage: (raw: any) => void,
+   *   onOpen: () => void,
+   *   onDown: () => void,
+   *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
+   * }} opts
+   *   onMessage: every message from the host (chunks included: routes.js joins them with join());
+   *   onOpen: a port just opened (send the greeting); onDown: it closed (stop the work for it)
+   */
+  constructor({ chrome, onMessage, onOpen, onDown, log }) {
+    this.chrome = chrome;
+    this.onMessage = onMessage;
+    this.onOpen = onOpen;
+    this.onDown = onDown;
+    this.log = log;
+    /** @type {chrome.runtime.Port|null} */
+    this.port = null;
+    /** The host has spoken, or the port has stayed open a while. */
+    this.connected = false;
+    /** @type {string|null} */ this.lastError = null;
+    /** @type {string|null} */ this.hint = null;
+    /** @type {ReturnType<typeof setTimeout>|null} */ this.reconnectTimer = null;
+    /** @type {ReturnType<typeof setTimeout>|null} */ this.stableTimer = null;
+    this.retryAt = 0;
+    this.stopped = false;
+    this.backoff = new Backoff();
+    this.reassembler = new Reassembler();
+    this.chunkCounter = 0;
+  }
+
+  connect() {
+    if (this.port || this.stopped) return;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    let port;
+    try {
+      port = this.chrome.runtime.connectNative(HOST_NAME);
+    } catch (e) {
+      this.down(String(e?.message ?? e));
+      return;
+    }
+    this.port = port;
+    this.connected = false;
+    this.reassembler.reset();
+    port.onMessage.addListener((raw) => {
+      this.markConnected();
+      this.onMessage(raw);
+    });
+    port.onDisconnect.addListener(() => {
+      const message = this.chrome.runtime.lastError?.message;
+      if (this.port === port) this.down(message);
+    });
+    this.onOpen();
+    // Only a link that lasts resets the backoff: a host that answers and then crashes must
+    // not be restarted four times a second.
+    this.stableTimer = setTimeout(() => {
+      this.markConnected();
+      this.backoff.reset();
+    }, STABLE_MS);
+  }
+
+  markConnected() {
+    if (this.connected || !this.port) return;
+    this.connected = true;
+    this.lastError = null;
+    this.hint = null;
+  }
+
+  /** @param {string|undefined} message chrome.runtime.lastError.message, if any */
+  down(message) {
+    this.port = null;
+    this.connected = false;
+    if (this.stableTimer) clearTimeout(this.stableTimer);
+    this.stableTimer = null;
+    this.lastError = message ?? 'The connection to the host closed.';
+    this.hint = explainNativeError(message);
+    this.reassembler.reset();
+    this.onDown();
+    if (!this.reconnectTimer && !this.stopped) {
+      const delay = this.backoff.next();
+      this.retryAt = Date.now() + delay;
+      this.reconnectTimer = setTimeout(() => {
+        this.reconnectTimer = null;
+        this.connect();
+      }, delay);
+    }
+  }
+
+  /**
+   * Sends a message to the host; false when there is no host. Results (the hot path) go
+   * straight to postMessage, which encodes them once: their size is bounded from `value`
+   * alone. Only a message that may be near the browser->host limit is encoded here, to be
+   * split into chunks if it is over.
+   * @param {any} msg
+   */
+  send(msg) {
+    const port = this.port;
+    if (!port) return false;
+    try {
+      if (!fitsOneFrame(msg)) {
+        const text = JSON.stringify(msg);
+        if (frameBytesBound(text) > BROWSER_TO_HOST_SPLIT) {
+          for (const chunk of splitIntoChunks(text, `sw${++this.chunkCounter}`, BROWSER_TO_HOST_SPLIT)) {
+            port.postMessage(chunk);
+          }
+          return true;
+        }
+      }
+      port.postMessage(msg);
+      return true;
+    } catch {
+      return false; // the port just closed; onDisconnect deals with it
+    }
+  }
+
+  /**
+   * Adds a (checked) `chunk` from the host; the whole message once its last piece is in,
+   * else undefined (still waiting, or not joinable: logged).
+   * @param {any} msg
+   */
+  join(msg) {
+    let text;
+    try {
+      text = this.reassembler.push(msg);
+    } catch (e) {
+      this.log('warning', String(e?.message ?? e));
+      return undefined;
+    }
+    if (text === null) return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      this.log('warning', `chunked message ${msg.cid} is not valid JSON; ignored`);
+      return undefined;
+    }
+  }
+
+  /** The link's part of the worker's status. */
+  state() {
+    return {
+      connected: this.connected,
+      state: this.port ? (this.connected ? 'connected' : 'connecting') : 'disconnected',
+      lastError: this.lastError,
+      hint: this.hint,
+      retryInMs: !this.port && this.reconnectTimer ? Math.max(0, this.retryAt - Date.now()) : null,
+    };
+  }
+
+  /** No more reconnects or timers (tests drop a worker this way; Chrome just ends it). */
+  stop() {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.stableTimer) clearTimeout(this.stableTimer);
+    this.reconnectTimer = null;
+    this.stableTimer = null;
+  }
+}

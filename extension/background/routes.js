@@ -1,0 +1,185 @@
+// Every message the service worker receives and the module that handles it, by where it comes
+// from; and the one way out to the host. Read this file to follow a message; the table in
+// docs/ARCHITECTURE.md ("Routes in the service worker") is made from describe() and
+// tests/js/service-worker-routes.test.mjs keeps it true.
+//
+// Each table maps a message type to [the module that handles it, the handler]. Host requests
+// the worker answers itself are checked and normalised by lib/messages.js first (`checked`);
+// browser-tools.js checks its own. The operation log (panel-bridge.js) is hooked in here and
+// nowhere else: it sees every call on its way in, before anything may refuse it, and every
+// result on its way out.
+
+import { checkHostMessage, errorResult } from '../lib/messages.js';
+import { PAGE_PORT_NAME } from '../lib/protocol.js';
+import { PANEL_PORT_NAME } from './panel-bridge.js';
+
+const noop = () => {};
+/** The calls the operation log records. */
+const LOGGED_CALLS = new Set(['call', 'browser_call']);
+
+/**
+ * @template {Function} F
+ * @typedef {Map<string, [string, F|null]>} Table type -> [handling module, handler];
+ *   a null handler: the module listens for itself
+ */
+/** @template {Function} F @param {Record<string, [string, F|null]>} routes @returns {Table<F>} */
+const table = (routes) => new Map(Object.entries(routes));
+
+/**
+ * @param {{
+ *   chrome: typeof chrome,
+ *   link: import('./native-link.js').NativeLink,
+ *   siteCalls: import('./site-calls.js').SiteCalls,
+ *   frames: import('./frame-ports.js').FramePorts,
+ *   panel: ReturnType<typeof import('./panel-bridge.js').createPanelBridge>,
+ *   browserTools: {onHostMessage: (raw: any) => boolean},
+ *   openUrl: (id: string, url: string) => Promise<void>,
+ *   status: () => any,
+ *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
+ * }} w the worker's parts (worker.js)
+ */
+export function createRoutes(w) {
+  const { chrome, link, siteCalls, frames, panel, browserTools, log } = w;
+
+  /** A host request the worker answers itself: checked first; a bad one is answered or logged. */
+  const checked = (handler) => (raw, fromChunks) => {
+    const c = checkHostMessage(raw);
+    if (c.ok) return handler(c.msg, fromChunks);
+    if (c.id !== undefined) toHost(errorResult(c.id, 'bad_request', c.error));
+    else log('warning', `ignored a host message: ${c.error}`);
+  };
+  /** Types no table knows: lib/messages.js says what is wrong with them. */
+  const unknown = checked(noop);
+  const cancelSiteCall = checked((m) => siteCalls.cancel(m.id));
+  const toPanels = (raw) => panel.relay(raw);
+
+  /** Host -> extension (the native port; a chunked message is routed once joined). */
+  const HOST = table({
+    // Site tools (the pages' own, through their content scripts).
+    call: ['site-calls.js', checked((m) => siteCalls.call(m))],
+    cancel: ['browser-tools.js, else site-calls.js', (raw) => browserTools.onHostMessage(raw) || cancelSiteCall(raw)],
+    open_url: ['open-url.js', checked((m) => void w.openUrl(m.id, m.url))],
+    // Browser tools and MCP sessions' tabs.
+    browser_call: ['browser-tools.js', (raw) => browserTools.onHostMessage(raw)],
+    session: ['panel-bridge.js, browser-tools.js', (raw) => {
+      panel.sessionStarted(raw); // names the session's calls in the operation log
+      browserTools.onHostMessage(raw);
+    }],
+    session_end: ['panel-bridge.js, browser-tools.js', (raw) => {
+      panel.sessionEnded(raw);
+      browserTools.onHostMessage(raw);
+    }],
+    // The side panel's agent, for the panels only.
+    agent_state: ['panel-bridge.js', toPanels],
+    agent_keys: ['panel-bridge.js', toPanels],
+    agent_conversation: ['panel-bridge.js', toPanels],
+    agent_event: ['panel-bridge.js', toPanels],
+    agent_error: ['panel-bridge.js', toPanels],
+    // The link itself.
+    ping: ['routes.js', checked((m) => void toHost({ type: 'pong', id: m.id }))],
+    pong: ['routes.js', checked(noop)], // any message marks the link connected (native-link.js)
+    chunk: ['native-link.js', checked((m, fromChunks) => {
+      if (fromChunks) return log('warning', 'ignored a chunk inside a chunked message');
+      const inner = link.join(m);
+      if (inner !== undefined) routeHost(inner, true);
+    })],
+  });
+
+  /** Content script -> worker (port `webmcp-page`, one per frame). */
+  const PAGE = table({
+    tools: ['frame-ports.js', (frame, msg) => frames.report(frame, msg)],
+    result: ['site-calls.js', (frame, msg) => siteCalls.answered(frame, msg)],
+  });
+
+  /** Side panel -> worker (port `webmcp-panel`). `panel_*` stands for every `panel_` type. */
+  const PANEL = table({
+    hello: ['panel-bridge.js', (port) => panel.hello(port)],
+    status: ['panel-bridge.js', (port) => panel.sendStatus(port)],
+    oplog_clear: ['panel-bridge.js', () => panel.clearLog()],
+    inspect_call: ['panel-bridge.js, site-calls.js', (port, msg) => panel.inspect(port, msg)],
+    'panel_*': ['panel-bridge.js, to the host', (port, msg) => panel.toHost(port, msg)],
+  });
+
+  /** chrome.runtime.onConnect, by port name (other names are left alone). */
+  const PORTS = table({
+    [PAGE_PORT_NAME]: ['frame-ports.js', (port) => frames.connect(port, fromPage)],
+    [PANEL_PORT_NAME]: ['panel-bridge.js', (port) => panel.connect(port, fromPanel)],
+  });
+
+  /** chrome.runtime.onMessage from extension pages, answered with sendResponse. */
+  const RUNTIME = table({
+    status: ['worker.js', (msg, sender, respond) => {
+      // Extension pages only (side panel, popup): pages must not learn what else is open.
+      if (sender.tab || sender.id !== chrome.runtime.id) return false;
+      respond(w.status());
+      return false;
+    }],
+    // The side panel's Sessions view: browser-tools.js has its own onMessage listener.
+    sessions: ['browser-tools.js', null],
+    session_focus: ['browser-tools.js', null],
+    session_close_tabs: ['browser-tools.js', null],
+  });
+
+  function routeHost(raw, fromChunks) {
+    const type = raw?.type;
+    if (LOGGED_CALLS.has(type)) panel.callStarted(raw); // the operation log: every call, as it comes in
+    const handler = HOST.get(type)?.[1] ?? unknown;
+    handler(raw, fromChunks);
+  }
+
+  /** Every message from the host. */
+  function fromHost(raw) {
+    try {
+      routeHost(raw, false);
+    } catch (e) {
+      log('error', `extension failed on a ${String(raw?.type)} message: ${e?.stack ?? e}`);
+    }
+  }
+
+  /**
+   * Every message to the host leaves through here; false when there is no host.
+   * @param {any} msg
+   */
+  function toHost(msg) {
+    if (msg.type === 'result') {
+      const entry = panel.callFinished(msg); // the operation log: every result, whoever called
+      if (panel.inspectorResult(msg, entry)) return true; // the Inspector's calls stay in the extension
+    } else if (msg.type === 'site_tools' || msg.type === 'registry') {
+      panel.registryChanged();
+    }
+    return link.send(msg);
+  }
+
+  /** @param {import('./frame-ports.js').Frame} frame @param {any} msg */
+  function fromPage(frame, msg) {
+    if (!msg || typeof msg !== 'object') return;
+    PAGE.get(msg.type)?.[1]?.(frame, msg);
+  }
+
+  /** @param {chrome.runtime.Port} port @param {any} msg */
+  function fromPanel(port, msg) {
+    if (!msg || typeof msg !== 'object' || typeof msg.type !== 'string') return;
+    PANEL.get(msg.type.startsWith('panel_') ? 'panel_*' : msg.type)?.[1]?.(port, msg);
+  }
+
+  /** @param {chrome.runtime.Port} port */
+  function onConnect(port) {
+    PORTS.get(port.name)?.[1]?.(port);
+  }
+
+  /** @param {any} msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} respond */
+  function onRuntimeMessage(msg, sender, respond) {
+    const handler = RUNTIME.get(msg?.type)?.[1];
+    return handler ? handler(msg, sender, respond) : false;
+  }
+
+  /** Which module handles what: {from: {type: module}}, for docs/ARCHITECTURE.md. */
+  function describe() {
+    const names = (t) => Object.fromEntries([...t].map(([type, [by]]) => [type, by]));
+    return {
+      host: names(HOST), page: names(PAGE), panel: names(PANEL), ports: names(PORTS), runtime: names(RUNTIME),
+    };
+  }
+
+  return { fromHost, toHost, fromPage, fromPanel, onConnect, onRuntimeMessage, describe };
+}

@@ -1,0 +1,130 @@
+// The service worker, put together: the domain registry, the native link to the host, the
+// frames' ports, site calls, the side panel and the browser tools, joined by routes.js, plus
+// the browser events they follow. service-worker.js makes one at start; tests make one each,
+// on a fake chrome.*.
+
+import { browserLabel } from '../lib/browser.js';
+import { PROTOCOL_VERSION } from '../lib/protocol.js';
+import { Registry } from '../lib/registry.js';
+import { installBrowserTools } from './browser-tools.js';
+import { FramePorts } from './frame-ports.js';
+import { NativeLink } from './native-link.js';
+import { openUrl } from './open-url.js';
+import { createPanelBridge } from './panel-bridge.js';
+import { createRoutes } from './routes.js';
+import { SiteCalls } from './site-calls.js';
+import { SiteUpdates } from './site-updates.js';
+import { TabFocus } from './tab-focus.js';
+
+const RECONNECT_ALARM = 'webmcp-reconnect';
+const CONNECT_PING_ID = 'connect';
+const noop = () => {};
+
+/**
+ * Makes the worker: registers its listeners and connects to the host.
+ * browser-tools.js (and the modules it uses) read the global `chrome`: a test sets
+ * `globalThis.chrome` to the same fake it passes here.
+ * @param {{chrome?: typeof chrome, navigator?: {userAgent: string, userAgentData?: any}}} [env]
+ */
+export function createWorker({ chrome = globalThis.chrome, navigator = globalThis.navigator } = {}) {
+  const registry = new Registry();
+  /** To the host: every part sends through routes.js. */
+  const send = (msg) => routes.toHost(msg);
+  /** @param {'debug'|'info'|'warning'|'error'} level @param {string} message */
+  const log = (level, message) => send({ type: 'log', level, message: message.slice(0, 4000) });
+
+  const link = new NativeLink({
+    chrome, log, onMessage: (raw) => routes.fromHost(raw), onOpen: greet, onDown: () => siteCalls.dropAll(),
+  });
+  const updates = new SiteUpdates({ registry, send, log, linked: () => link.port !== null });
+  const frames = new FramePorts({
+    chrome, registry, changed: () => updates.schedule(), portGone: (port, tabId) => siteCalls.portGone(port, tabId),
+  });
+  const focus = new TabFocus(chrome);
+  const siteCalls = new SiteCalls({ chrome, registry, frames, focus, send, log });
+  const panel = createPanelBridge({ chrome, sendToHost: send, status, runCall: (m) => siteCalls.call(m) });
+
+  /** The first messages on a new port: who we are, the whole registry, a ping. */
+  function greet() {
+    send({
+      type: 'hello',
+      extension_version: chrome.runtime.getManifest().version,
+      browser: browserLabel(navigator.userAgent, navigator.userAgentData?.brands),
+      protocol: PROTOCOL_VERSION,
+    });
+    const sites = registry.takeSnapshot();
+    const notices = registry.notices();
+    send(Object.keys(notices).length ? { type: 'registry', sites, notices } : { type: 'registry', sites });
+    // The pong tells us quickly that the host is really there (Chrome opens the port even
+    // when the host cannot start, and only then disconnects it).
+    send({ type: 'ping', id: CONNECT_PING_ID });
+  }
+
+  /** For the side panel and tests. */
+  function status() {
+    return {
+      ...link.state(),
+      sites: registry.snapshot(),
+      siteInfo: Object.fromEntries(registry.sites().map((site) => [site, registry.siteInfo(site)])),
+      pendingCalls: siteCalls.pending.size,
+    };
+  }
+
+  // --- browser events --------------------------------------------------------------------------
+  chrome.tabs.onRemoved.addListener((tabId) => {
+    registry.removeTab(tabId);
+    frames.tabRemoved(tabId);
+    siteCalls.tabClosed(tabId);
+    updates.schedule();
+  });
+  chrome.tabs.onReplaced.addListener((_addedTabId, removedTabId) => {
+    registry.removeTab(removedTabId);
+    updates.schedule();
+  });
+  chrome.tabs.onUpdated.addListener((tabId, changeInfo, tab) => {
+    if (!changeInfo.url) return;
+    if (registry.tabNavigated(tabId, changeInfo.url, tab?.windowId)) frames.afterSiteChange(tabId);
+    updates.schedule();
+  });
+  chrome.tabs.onAttached.addListener((tabId, info) => registry.tabMoved(tabId, info.newWindowId));
+  chrome.tabs.onActivated.addListener((info) => focus.tabActivated(info));
+  chrome.windows.onFocusChanged.addListener((windowId) => focus.windowFocused(windowId));
+  chrome.windows.onRemoved.addListener((windowId) => focus.windowRemoved(windowId));
+
+  // Browser tools (CDP, sessions' tab groups), after the listeners above: a closed tab's site
+  // calls are answered before its session's tabs change.
+  const browserTools = installBrowserTools({ send, log });
+
+  // --- messages: routes.js ---------------------------------------------------------------------
+  const routes = createRoutes({
+    chrome, link, siteCalls, frames, panel, browserTools, log, status,
+    openUrl: (id, url) => openUrl(chrome, send, id, url),
+  });
+  chrome.runtime.onConnect.addListener(routes.onConnect);
+  chrome.runtime.onMessage.addListener(routes.onRuntimeMessage);
+
+  // --- start -----------------------------------------------------------------------------------
+  const connect = () => link.connect();
+  chrome.alarms.onAlarm.addListener((alarm) => {
+    if (alarm.name === RECONNECT_ALARM) connect();
+  });
+  chrome.runtime.onStartup.addListener(connect);
+  chrome.runtime.onInstalled.addListener(connect);
+  chrome.alarms.get(RECONNECT_ALARM).then((alarm) => {
+    // Wakes a worker that was stopped while it had no port (timers die with it).
+    if (!alarm) chrome.alarms.create(RECONNECT_ALARM, { periodInMinutes: 1 });
+  }, noop);
+  connect();
+
+  return {
+    registry, status, connect, browserTools, routes, panel,
+    framePorts: frames.ports,
+    pending: siteCalls.pending,
+    /** No more reconnects or timers of its own (tests drop a worker this way; Chrome just ends it). */
+    stop() {
+      link.stop();
+      updates.stop();
+      siteCalls.stop();
+    },
+  };
+}
