@@ -1,9 +1,11 @@
 """The PyInstaller bundle: it builds, its host answers native messaging and serves the socket,
 its MCP entry answers an MCP client, and `install` from it points the manifest at itself.
 
-Slow (the build takes ~40 s on a 2-core machine, much less when build/pyinstaller is warm) but
-part of the normal run, CI included. WEBMCP_SIDECAR_BUNDLE=<path of the executable> reuses a
-bundle built earlier instead of building.
+Not a unit test: the `bundle` fixture (tests/conftest.py, shared with the bundle e2e test)
+builds with installers/build.sh, which installs PyInstaller (the `package` extra) when the venv
+lacks it. Slow (the build takes ~40 s on a 2-core machine, much less when build/pyinstaller is
+warm) but part of the normal run, CI included. WEBMCP_SIDECAR_BUNDLE=<path of the executable>
+reuses a bundle built earlier instead of building.
 """
 
 from __future__ import annotations
