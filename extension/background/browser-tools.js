@@ -14,6 +14,27 @@ import { SessionTabs } from './session-tabs.js';
 import { TabLoads } from './tab-loads.js';
 import { navigableUrl } from '../lib/tab-urls.js';
 
+/**
+ * Uploads: the host checks each file against the folders the user allowed (and resolves links)
+ * before it sends the call; this is the last line, on the paths' spelling alone, for a call
+ * that skipped that check: full paths only, no `..`, no dotfile or hidden folder anywhere.
+ * @param {unknown} paths
+ * @returns {string|null} why the call is refused, or null
+ */
+export function uploadPathProblem(paths) {
+  if (!Array.isArray(paths) || !paths.length || paths.length > 32) return 'Give 1 to 32 files in `paths`.';
+  for (const p of paths) {
+    if (typeof p !== 'string' || !p || p.length > 4096 || p.includes('\0')) return 'Each path must be a file\'s full path.';
+    const absolute = p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
+    const parts = p.split(/[\\/]+/).filter(Boolean);
+    if (!absolute) return `\`${p.slice(0, 300)}\` is not an absolute path.`;
+    if (parts.some((part) => part.startsWith('.'))) {
+      return `\`${p.slice(0, 300)}\` is refused: dotfiles, hidden folders and \`..\` are never uploaded.`;
+    }
+  }
+  return null;
+}
+
 /** The side panel's agent: acts on the active tab, owns no tabs, has no group. */
 export const PANEL_SESSION = 'panel';
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -141,6 +162,10 @@ export function installBrowserTools({ send, log = noop }) {
     if (!tool) return fail('not_found', `There is no browser tool "${String(msg.tool).slice(0, 60)}". Browser tools: ${Object.keys(TOOLS).join(', ')}.`);
     if (msg.args !== undefined && msg.args !== null && (typeof msg.args !== 'object' || Array.isArray(msg.args))) {
       return fail('invalid_args', 'The arguments must be a JSON object.');
+    }
+    if (msg.tool === 'upload_file') {
+      const refused = uploadPathProblem(msg.args?.paths);
+      if (refused) return fail('invalid_args', refused);
     }
     const panel = msg.session === PANEL_SESSION;
     const s = panel ? null : sessions.table.ensure(msg.session);

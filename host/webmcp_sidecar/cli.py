@@ -35,6 +35,10 @@ def _parser() -> argparse.ArgumentParser:
 
     add_keys_parser(sub)  # keys set|list|delete
 
+    from webmcp_sidecar.tools.uploads_cli import add_parser as add_uploads_parser
+
+    add_uploads_parser(sub)  # uploads allow|list|remove
+
     demo = sub.add_parser("demo", help="open the demo site in Chromium and call its tools")
     demo.add_argument("--headed", action="store_true", help="show the browser window")
     demo.add_argument(
@@ -66,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
         from webmcp_sidecar.agent.keys_cli import run as keys_run
 
         return keys_run(args)
+    if args.cmd == "uploads":
+        from webmcp_sidecar.tools.uploads_cli import run as uploads_run
+
+        return uploads_run(args)
     if args.cmd in ("install", "uninstall", "doctor"):
         from webmcp_sidecar.setup.install.commands import run as install_run
 

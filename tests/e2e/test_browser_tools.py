@@ -19,6 +19,7 @@ from tests.support.browser import Browser
 from tests.support.mcp_session import McpSession, text
 from tests.support.raw_entry import RawEntry
 from webmcp_sidecar import EXTENSION_ID
+from webmcp_sidecar.tools import uploads
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -124,8 +125,10 @@ async def test_snapshot_type_choose_click_submit_and_read_back(browser, mcp, sit
     r = await ok(mcp, "browser_select_option", {"ref": ref(s, "combobox", "Plan"), "values": ["Pro"]})
     assert 'Chose "Pro"' in text(r)
     await ok(mcp, "browser_click", {"ref": ref(s, "checkbox", "Newsletter")})
-    avatar = tmp_path / "avatar.png"
+    avatar = tmp_path / "uploads" / "avatar.png"
+    avatar.parent.mkdir()
     avatar.write_bytes(b"\x89PNG fake")
+    uploads.allow(str(avatar.parent))  # `webmcp-sidecar uploads allow`, for this test's HOME
     r = await ok(mcp, "browser_upload_file", {"ref": ref(s, "fileinput", "Avatar"), "paths": [str(avatar)]})
     assert "avatar.png" in text(r)
     await ok(mcp, "browser_click", {"ref": ref(s, "button", "Create account")})
@@ -383,7 +386,7 @@ async def test_stale_refs_are_refused_with_what_to_do(browser, mcp, site):
     assert r.is_error and "is disabled" in text(r)
     missing = {"ref": ref(s, "fileinput", "Avatar"), "paths": ["/no/such/file.png"]}
     r = await mcp.call("browser_upload_file", missing)
-    assert r.is_error and "There is no file at `/no/such/file.png`" in text(r)
+    assert r.is_error and "Uploads are off" in text(r)  # no folder allowed (tools/uploads.py)
     # Something over the element: the click would land elsewhere, so it is refused.
     await ok(mcp, "browser_click", {"ref": ref(s, "button", "Show overlay")})
     r = await mcp.call("browser_click", {"ref": ref(s, "button", "Create account")})

@@ -129,7 +129,7 @@ async def test_bad_arguments_never_reach_the_browser(sock_env, tmp_path):
         r = await mcp.call("browser_upload_file", {"ref": "e1", "paths": ["relative.txt"]})
         assert r.is_error and "not an absolute path" in text(r)
         r = await mcp.call("browser_upload_file", {"ref": "e1", "paths": [str(tmp_path / "nope.txt")]})
-        assert r.is_error and "There is no file at" in text(r)
+        assert r.is_error and "Uploads are off" in text(r)
         r = await mcp.call("browser_screenshot", {"surprise": 1})
         assert r.is_error and "Additional properties" in text(r)
         # The browser saw none of them: the next call it gets is this one.
@@ -137,6 +137,47 @@ async def test_bad_arguments_never_reach_the_browser(sock_env, tmp_path):
             tg.start_soon(answer, b)
             r = await mcp.call("browser_reload")
         assert not r.is_error
+    await b.close()
+
+
+async def test_uploads_come_only_from_allowed_folders_and_go_out_resolved(sock_env, tmp_path,
+                                                                          private_home):
+    """A prompt-injected `~/.ssh/id_rsa` (or a link to it) never reaches the browser; a file in a
+    folder the user allowed does, by its real path."""
+    from webmcp_sidecar.tools import uploads
+
+    (private_home / ".ssh").mkdir()
+    key = private_home / ".ssh" / "id_rsa"
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY-----")
+    up = tmp_path / "up"
+    (up / "docs").mkdir(parents=True)
+    (up / "docs" / "cv.pdf").write_bytes(b"%PDF")
+    (up / "cv-link.pdf").symlink_to(up / "docs" / "cv.pdf")
+    (up / "key-link").symlink_to(key)
+    b = await start_browser(sock_env)
+    async with McpSession(sock_env) as mcp:
+        await mcp.wait_tools(lambda n: "browser_navigate" in n)
+        await b.expect("session")
+        r = await mcp.call("browser_upload_file", {"ref": "e1", "paths": [str(key)]})
+        assert r.is_error and "hidden (dot) folder" in text(r)
+        r = await mcp.call("browser_upload_file", {"ref": "e1", "paths": [str(up / "docs" / "cv.pdf")]})
+        assert r.is_error and "Uploads are off" in text(r) and "uploads allow" in text(r)
+        uploads.allow(str(up))  # what `webmcp-sidecar uploads allow` does, for this HOME
+        for bad, says in [(key, "hidden (dot) folder"), (up / "key-link", "hidden (dot) folder"),
+                          (up / "nope.txt", "There is no file at"), (up / "docs", "not a regular file"),
+                          (tmp_path / "outside.txt", "not in a folder the user allowed")]:
+            r = await mcp.call("browser_upload_file", {"ref": "e1", "paths": [str(bad)]})
+            assert r.is_error and says in text(r), (bad, text(r))
+        # The browser saw none of them: the first call it gets is the good one, links resolved.
+        async with anyio.create_task_group() as tg:
+            got: dict = {}
+
+            async def record() -> None:
+                got.update(await answer(b, "Chose 1 file(s)"))
+
+            tg.start_soon(record)
+            r = await mcp.call("browser_upload_file", {"ref": "e1", "paths": [str(up / "cv-link.pdf")]})
+        assert not r.is_error and got["args"]["paths"] == [str((up / "docs" / "cv.pdf").resolve())]
     await b.close()
 
 

@@ -7,12 +7,15 @@ tab, which the user chose; it may still navigate it.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-from webmcp_sidecar.agent.toolset import Target, ToolSpec
+from webmcp_sidecar.agent.toolset import Target, ToolFailed, ToolSpec
+from webmcp_sidecar.tools import uploads
 from webmcp_sidecar.tools.browser_tools import TOOLS
 
 _NOT_FOR_PANEL = frozenset({"tabs", "tab_open", "tab_select", "tab_close"})
+_LOCAL_FILES = frozenset(t.name for t in TOOLS if t.local_files)
 
 
 class BrowserToolProvider:
@@ -30,9 +33,28 @@ class BrowserToolProvider:
             if t.name not in _NOT_FOR_PANEL
         ]
 
+    async def precheck(self, spec: ToolSpec, args: dict[str, Any]) -> str | None:
+        """Uploads outside the allowed folders are refused before the user is asked."""
+        try:
+            await self._checked(spec, args)
+        except ToolFailed as e:
+            return str(e)
+        return None
+
+    async def _checked(self, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+        paths = args.get("paths")
+        if spec.tool in _LOCAL_FILES and isinstance(paths, list) and all(isinstance(p, str) for p in paths):
+            try:
+                # Resolved paths go on: a link swapped after the check changes nothing.
+                return {**args, "paths": await asyncio.to_thread(uploads.check, paths)}
+            except uploads.UploadRefused as e:
+                raise ToolFailed(f"Not run. {e}", "invalid_args") from None
+        return args  # anything else malformed is refused by the schema check in run_call
+
     async def run(self, spec: ToolSpec, args: dict[str, Any], timeout: float, target: Target) -> str:
         from webmcp_sidecar.agent.service import run_call
 
+        args = await self._checked(spec, args)
         call = {"type": "browser_call", "session": "panel", "tab_id": target.tab_id,
                 "tool": spec.tool, "args": args, "timeout_ms": int(timeout * 1000)}
         return await run_call(self.host, call, spec, args, timeout)

@@ -14,7 +14,6 @@ with session `panel`, meaning the tab the user is looking at).
 from __future__ import annotations
 
 import logging
-import os
 import weakref
 from typing import Any
 
@@ -24,6 +23,7 @@ from mcp import types
 from webmcp_sidecar.mcp_server.config import EntryConfig
 from webmcp_sidecar.mcp_server.hosts import HostGone, HostLink, HostPool
 from webmcp_sidecar.mcp_server.results import error_result, to_call_result
+from webmcp_sidecar.tools import uploads
 from webmcp_sidecar.tools.browser_tools import TOOLS, BrowserTool
 from webmcp_sidecar.tools.validation import check_arguments, schema_key
 from webmcp_sidecar.wire import messages as m
@@ -116,10 +116,12 @@ class BrowserSide:
         problem = check_arguments(_SCHEMAS[name], args)
         if problem:
             return error_result(f"{problem}\nThe tool's input schema: {_SCHEMAS[name]}")
-        if tool.name == "upload_file":
-            bad = _missing_files(args["paths"])
-            if bad:
-                return error_result(bad)
+        if tool.local_files:
+            try:
+                # Resolved paths go on: a link swapped after the check changes nothing.
+                args = {**args, "paths": await anyio.to_thread.run_sync(uploads.check, args["paths"])}
+            except uploads.UploadRefused as e:
+                return error_result(str(e))
         link = self.link()
         if link is None or link.welcome is None:
             return error_result(NO_BROWSER)
@@ -145,11 +147,3 @@ class BrowserSide:
             )
         return to_call_result(result, self.config.max_result_bytes)
 
-
-def _missing_files(paths: list[str]) -> str | None:
-    for p in paths:
-        if not os.path.isabs(p):
-            return f"`{p}` is not an absolute path; give each file's full path on this computer."
-        if not os.path.isfile(p):
-            return f"There is no file at `{p}` on this computer."
-    return None

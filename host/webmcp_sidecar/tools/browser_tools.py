@@ -177,10 +177,14 @@ TOOLS: tuple[BrowserTool, ...] = (
     BrowserTool(
         "upload_file",
         "Upload files",
-        "Sets the files of file chooser `ref` (<input type=file>) to local files.",
+        "Sets the files of file chooser `ref` (<input type=file>) to local files. Only files "
+        "inside folders the user allowed for uploads (`webmcp-sidecar uploads allow <folder>`); "
+        "never dotfiles, hidden folders, keys or browser data.",
         {"ref": _REF, "paths": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                                "maxItems": 32,
                                 "description": "absolute paths of files on this computer"}},
         ("ref", "paths"),
+        local_files=True,
     ),
     BrowserTool(
         "wait_for",
