@@ -20,11 +20,24 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from webmcp_sidecar.demo.chromium import find_chromium
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 EXTENSION = REPO / "extension"
 SITE = HERE / "site"
-CHROMIUM = Path("/usr/lib/chromium/chromium")
+
+
+def _chromium() -> Path:
+    """Chromium as every test finds it (WEBMCP_SIDECAR_CHROMIUM, else Debian's path); a
+    missing one makes the tests that need it skip rather than fail at import."""
+    try:
+        return Path(find_chromium())
+    except FileNotFoundError:
+        return Path("/nonexistent/chromium")
+
+
+CHROMIUM = _chromium()
 
 LAUNCH_ARGS = [
     "--no-sandbox",
