@@ -8,6 +8,10 @@ import {
   MAX_TOOLS_PER_SITE,
 } from './limits.js';
 import { TOOL_NAME_RE, TOOL_SOURCES } from './protocol.js';
+// Written once for this module and the content script (a classic script, loaded for its effect).
+import '../page/isolated/tool-checks.js';
+
+const checks = /** @type {any} */ (globalThis).webmcpSidecar.toolChecks;
 
 export { MAX_TOOLS_PER_FRAME };
 const KNOWN_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'untrustedContentHint'];
@@ -19,56 +23,27 @@ const KNOWN_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openW
  */
 /** @type {DropReason[]} in the order a notice lists them */
 export const DROP_REASONS = ['count', 'bytes', 'deep', 'big', 'name'];
-/** Names kept per report to show as examples. */
-export const MAX_DROP_EXAMPLES = 16;
+/** @type {number} Names kept per report to show as examples. */
+export const MAX_DROP_EXAMPLES = checks.MAX_DROP_EXAMPLES;
 
 /** @param {unknown} v */
 function isPlainObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** UTF-8 length of a string, without allocating. @param {string} s */
-export function utf8Length(s) {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 2; // a pair: 2 units, 4 bytes
-      i++;
-    } else n += 2;
-  }
-  return n;
-}
+/** @type {(s: string) => number} UTF-8 length of a string, without allocating. */
+export const utf8Length = checks.utf8Length;
 
 /**
  * Whether a JSON value stays within `maxDepth` levels of objects/arrays (the value itself is
- * level 1) and `maxBytes` of compact UTF-8 JSON. The walk is iterative and gives up early: every
- * value costs at least one byte of JSON, so no more than `maxBytes` values are ever visited.
+ * level 1) and `maxBytes` of compact UTF-8 JSON (page/isolated/tool-checks.js checkJson: an
+ * iterative walk that gives up early).
  * @param {unknown} value
  * @returns {'deep'|'big'|null} what is wrong, or null
  */
 export function jsonOverLimits(value, maxDepth = MAX_SCHEMA_DEPTH, maxBytes = MAX_SCHEMA_BYTES) {
-  /** @type {[unknown, number][]} */
-  const stack = [[value, 1]];
-  let visited = 0;
-  while (stack.length) {
-    const [v, depth] = /** @type {[any, number]} */ (stack.pop());
-    if (v === null || typeof v !== 'object') continue;
-    if (depth > maxDepth) return 'deep';
-    const items = Array.isArray(v) ? v : Object.values(v);
-    visited += items.length;
-    if (visited > maxBytes) return 'big';
-    for (const x of items) if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
-  }
-  let text;
-  try {
-    text = JSON.stringify(value);
-  } catch {
-    return 'big'; // not JSON at all (cannot happen for what a port carried)
-  }
-  return text !== undefined && utf8Length(text) > maxBytes ? 'big' : null;
+  const c = checks.checkJson(value, maxDepth, maxBytes);
+  return 'why' in c ? c.why : null;
 }
 
 /** Compact JSON size of each tool, computed once. @type {WeakMap<object, number>} */
@@ -115,14 +90,11 @@ export function normalizeTool(raw, defaultSource) {
   return tool;
 }
 
-/** An empty drop report. @returns {Dropped} */
-export const noDrops = () => ({ count: {}, some: [] });
+/** @type {() => Dropped} An empty drop report. */
+export const noDrops = checks.noDrops;
 
-/** @param {Dropped} d @param {string} name @param {DropReason} why */
-export function addDrop(d, name, why) {
-  d.count[why] = (d.count[why] ?? 0) + 1;
-  if (d.some.length < MAX_DROP_EXAMPLES) d.some.push({ name: name.slice(0, 128), why });
-}
+/** @type {(d: Dropped, name: string, why: DropReason) => void} */
+export const addDrop = checks.addDrop;
 
 /**
  * A drop report from a content script, checked (it comes from a port, but shapes are ours to
@@ -234,14 +206,6 @@ export function dropNotice(site, dropped) {
 /**
  * JSON with object keys sorted at every level, so equal values give equal text whatever the
  * order a page built its schema in.
- * @param {unknown} value
- * @returns {string}
+ * @type {(value: unknown) => string}
  */
-export function canonicalJson(value) {
-  return JSON.stringify(value, (_key, v) => {
-    if (!isPlainObject(v)) return v;
-    const sorted = {};
-    for (const k of Object.keys(v).sort()) sorted[k] = v[k];
-    return sorted;
-  });
-}
+export const canonicalJson = checks.canonicalJson;

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import vm from 'node:vm';
 import * as limits from '../../extension/lib/limits.js';
 import { jsonOverLimits, normalizeTool, normalizeTools, toolBytes, utf8Length } from '../../extension/lib/tools.js';
 import * as tools from '../../extension/lib/tools.js';
@@ -30,6 +31,21 @@ test('the content script carries the same limits as lib/limits.js', () => {
     assert.equal(cs[name], limits[name], name);
   }
   assert.equal(tools.MAX_TOOLS_PER_FRAME, limits.MAX_TOOLS_PER_FRAME);
+});
+
+test('page/isolated/limits.js and tool-checks.js run as classic scripts, as the content scripts load them', () => {
+  const world = vm.createContext({});
+  for (const f of ['limits.js', 'tool-checks.js']) {
+    vm.runInContext(readFileSync(path.join(REPO, 'extension/page/isolated', f), 'utf8'), world, { filename: f });
+  }
+  const ns = vm.runInContext('webmcpSidecar', world);
+  for (const [name, value] of Object.entries(limits)) assert.equal(ns.limits[name], value, name);
+  assert.equal(Object.keys(ns.limits).length, Object.keys(limits).length);
+  assert.equal(ns.toolChecks.utf8Length('x网😀é'), Buffer.byteLength('x网😀é'));
+  assert.deepEqual({ ...ns.toolChecks.checkJson({ a: [1] }, 2, 100) }, { json: '{"a":[1]}' });
+  assert.equal(ns.toolChecks.checkJson({ a: [1] }, 1, 100).why, 'deep');
+  assert.equal(ns.toolChecks.canonicalJson({ b: 1, a: 2 }), '{"a":2,"b":1}');
+  assert.equal(ns.toolChecks.canonicalJson(JSON.parse('{"__proto__":{"x":1}}')), '{"__proto__":{"x":1}}'); // a key, not a prototype
 });
 
 test('the agreed numbers (the host uses the same)', () => {
