@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -121,11 +122,19 @@ def test_install_merges_everything_and_uninstall_restores_every_byte(tmp_path: P
     assert snapshot(env.home) == after_install  # byte-for-byte idempotent
     assert len([p for p in (env.data_dir / "backups").rglob("*") if p.is_file()]) == len(backups)
 
+    # Backups hold other servers' secrets (GITHUB_TOKEN above): this user's only.
+    assert stat.S_IMODE((env.data_dir / "backups").stat().st_mode) == 0o700
+    assert {stat.S_IMODE(p.stat().st_mode) for p in (env.data_dir / "backups").rglob("*")
+            if p.is_file()} == {0o600}
+    assert stat.S_IMODE((env.data_dir / "install-state.json").stat().st_mode) == 0o600
+
     plan, failures, _ = uninstall(env)
     assert failures == [] and plan.problems == []
     assert snapshot(env.home) == before
     assert not (env.data_dir / "install-state.json").exists()
     assert not (env.data_dir / "bin").exists()
+    assert not (env.data_dir / "backups").exists()  # install's backups went with it
+    assert plan.notes == []
 
 
 def test_uninstall_after_user_edits_keeps_their_changes(tmp_path: Path) -> None:
@@ -136,9 +145,63 @@ def test_uninstall_after_user_edits_keeps_their_changes(tmp_path: Path) -> None:
     cc.write_text(cc.read_text().replace('"numStartups": 12', '"numStartups": 13'))
     vs = env.home / ".config/Code/User/mcp.json"
     vs.write_text(vs.read_text().replace('"inputs": []', '"inputs": [1]'))
-    uninstall(env)
+    install_backups = [p for p in (env.data_dir / "backups").rglob("*") if p.is_file()]
+    plan, _, _ = uninstall(env)
     assert cc.read_text() == CLAUDE_CODE.replace('"numStartups": 12', '"numStartups": 13')
     assert vs.read_text() == VSCODE.replace('"inputs": []', '"inputs": [1]')
+    # Install's copies are gone; of each edited file one backup is kept, and the output says where.
+    assert not any(p.exists() for p in install_backups)
+    kept = sorted(p for p in (env.data_dir / "backups").rglob("*") if p.is_file())
+    notes = " ".join(st.note for st in plan.steps)
+    assert len(kept) == 2 and all(f"kept a backup of the file as it was before this change: {p}"
+                                  in notes for p in kept)
+    assert "webmcp-sidecar" in json.loads(kept[0].read_text())["mcpServers"]  # as before our edit
+
+
+def test_uninstall_says_where_backups_it_did_not_make_remain(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    populate(env)
+    old = env.data_dir / "backups" / "20250101-000000" / "claude-code-.claude.json"
+    old.parent.mkdir(parents=True)
+    old.write_text(CLAUDE_CODE)  # an older version's, with no record
+    install(env)
+    plan, failures, _ = uninstall(env)
+    assert failures == [] and old.exists()
+    assert plan.notes == [f"1 backup(s) of MCP client configs remain in {env.data_dir / 'backups'} "
+                          "(from an earlier install, or of clients not uninstalled now); they may "
+                          "hold other servers' secrets: delete them once you no longer need them."]
+
+
+def test_temp_files_and_backups_are_created_private_exclusive_and_never_through_links(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each file install creates has its final mode from its first moment (no chmod after the
+    data is in), and is opened O_EXCL|O_NOFOLLOW: a planted link or file is never written."""
+    env = make_env(tmp_path)
+    populate(env)
+    created: list[tuple[str, int, int]] = []
+    real_os_open = os.open
+
+    def spy(path, flags, mode=0o777, *a, **kw):  # type: ignore[no-untyped-def]
+        fd = real_os_open(path, flags, mode, *a, **kw)
+        if flags & os.O_CREAT:
+            created.append((str(path), flags, stat.S_IMODE(os.fstat(fd).st_mode)))
+        return fd
+
+    monkeypatch.setattr(os, "open", spy)
+    old_umask = os.umask(0)  # a umask takes nothing away here: the mode asked for is the mode
+    try:
+        _, failures, _ = install(env)
+    finally:
+        os.umask(old_umask)
+    assert failures == []
+    for config, final in [(env.home / ".claude.json", 0o644),  # theirs: keeps its bits
+                          (env.home / ".cursor/mcp.json", 0o600)]:  # new: ours only
+        (first,) = [m for p, _, m in created if p.startswith(f"{config.parent}/.{config.name}.")]
+        assert first == final == stat.S_IMODE(config.stat().st_mode)
+    backups = {p: m for p, _, m in created if "/backups/" in p}
+    assert backups and set(backups.values()) == {0o600}
+    need = os.O_EXCL | os.O_NOFOLLOW | os.O_CREAT
+    assert all(f & need == need for _, f, _ in created)
 
 
 def test_reinstall_after_user_edit_still_uninstalls_cleanly(tmp_path: Path) -> None:
@@ -205,19 +268,31 @@ def test_a_file_where_a_folder_should_be_is_reported(tmp_path: Path) -> None:
     assert f"{env.home / '.gemini'} is a file where a folder is needed" in gemini
 
 
+def deny_writes_under(monkeypatch: pytest.MonkeyPatch, top: Path) -> None:
+    """Opening files under `top` fails as a read-only folder would (tests run as root, where
+    chmod does not stop writes)."""
+    real_open, real_os_open = builtins.open, os.open
+
+    def guarded(file, *a, **kw):  # type: ignore[no-untyped-def]
+        if isinstance(file, str | Path) and str(file).startswith(str(top)):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *a, **kw)
+
+    def guarded_os(file, *a, **kw):  # type: ignore[no-untyped-def]
+        if str(file).startswith(str(top)):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_os_open(file, *a, **kw)
+
+    monkeypatch.setattr(builtins, "open", guarded)
+    monkeypatch.setattr(os, "open", guarded_os)
+
+
 def test_read_only_target_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Tests run as root, where chmod does not stop writes: simulate the denial instead.
     env = make_env(tmp_path)
     (env.home / ".config/chromium").mkdir(parents=True)
-    real_open = builtins.open
     target = env.home / ".config/chromium/NativeMessagingHosts"
-
-    def guarded(file, *a, **kw):  # type: ignore[no-untyped-def]
-        if str(file).startswith(str(target)):
-            raise PermissionError(13, "Permission denied", str(file))
-        return real_open(file, *a, **kw)
-
-    monkeypatch.setattr(builtins, "open", guarded)
+    deny_writes_under(monkeypatch, target)
     _, failures, _ = install(env, no_clients=True)
     [failure] = failures
     assert failure.startswith(f"permission denied writing {target}/{HOST_NAME}.json")
@@ -429,15 +504,7 @@ def test_cli_malformed_config_exit_status(tmp_path: Path) -> None:
 def test_system_install_without_rights_says_sudo(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     env = make_env(tmp_path)
-    etc = env.root / "etc"
-    real_open = builtins.open
-
-    def guarded(file, *a, **kw):  # type: ignore[no-untyped-def]
-        if str(file).startswith(str(etc)):
-            raise PermissionError(13, "Permission denied", str(file))
-        return real_open(file, *a, **kw)
-
-    monkeypatch.setattr(builtins, "open", guarded)
+    deny_writes_under(monkeypatch, env.root / "etc")
     _, failures, _ = install(env, browsers=["chrome"], system=True, no_clients=True)
     [failure] = failures
     assert "sudo webmcp-sidecar install --system" in failure

@@ -58,6 +58,8 @@ class Plan:
     browsers: list[br.Browser] = field(default_factory=list)
     # Dirs install created, removed after the steps if they ended up empty.
     cleanup_dirs: list[str] = field(default_factory=list)
+    # Backups of client configs that uninstall's steps delete (the rest are named in a note).
+    dropped_backups: list[str] = field(default_factory=list)
 
 
 @dataclass

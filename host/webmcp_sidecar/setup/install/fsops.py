@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
+import secrets
 from pathlib import Path
 
 
@@ -33,16 +33,36 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> list[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists():
         mode = target.stat().st_mode & 0o7777
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    while True:
+        tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+        fd = open_new(tmp, mode)
+        if fd is not None:
+            break
     try:
-        with open(tmp, "wb") as f:
+        with open(fd, "wb") as f:
             f.write(data)
-        os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     return created
+
+
+def open_new(path: Path, mode: int) -> int | None:
+    """A new file of ours, with its final mode from the first moment; None if `path` exists.
+
+    Client configs hold other servers' secrets: never a world-readable moment (a temp file, then
+    chmod), never through a link someone planted (O_NOFOLLOW), never someone else's file
+    (O_EXCL)."""
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_BINARY", 0))
+    try:
+        fd = os.open(path, flags, mode & 0o777)
+    except FileExistsError:
+        return None
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, mode)  # the exact bits, whatever the umask took away (it only takes)
+    return fd
 
 
 def remove_empty_dirs(dirs: list[str]) -> None:
@@ -55,16 +75,34 @@ def remove_empty_dirs(dirs: list[str]) -> None:
 
 
 def backup(path: Path, backup_dir: Path, label: str) -> Path:
-    """Copy `path` into `backup_dir` under a name no earlier backup uses."""
-    backup_dir.mkdir(parents=True, exist_ok=True)
+    """Copy `path` into `backup_dir` (private: 0700, files 0600) under a name no earlier backup
+    uses."""
+    backup_dir.parent.mkdir(parents=True, exist_ok=True)
+    for d in (backup_dir.parent, backup_dir):  # the backups folder and this run's, both private
+        d.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(d, 0o700)
+    data = real_path(path).read_bytes()
     base = f"{label}-{path.name}"
-    dest = backup_dir / base
-    n = 1
-    while dest.exists():
+    dest, n = backup_dir / base, 1
+    while (fd := open_new(dest, 0o600)) is None:
         dest = backup_dir / f"{base}.{n}"
         n += 1
-    shutil.copy2(real_path(path), dest)
+    try:
+        with open(fd, "wb") as f:
+            f.write(data)
+    except BaseException:
+        dest.unlink(missing_ok=True)
+        raise
     return dest
+
+
+def remove_backups(paths: list[str], backups_root: Path) -> None:
+    """Delete backups we made (they hold other servers' secrets), then their dirs once empty."""
+    for p in paths:
+        Path(p).unlink(missing_ok=True)
+    dirs = {str(Path(p).parent) for p in paths} | {str(backups_root)}
+    for d in sorted(dirs, key=lambda d: -len(Path(d).parts)):
+        remove_empty_dirs([d])
 
 
 def explain(e: OSError, path: Path) -> str:

@@ -212,8 +212,11 @@ def _plan_client(ctx: Context, plan: Plan, c: cl.Client, command: str, args: lis
             ctx.state.clients.append(ClientRecord(
                 client=c.key, path=str(path), created_file=raw is None,
                 created_container=created_container, created_dirs=[str(d) for d in created],
-                baseline=None if kept is None else str(kept), written_sha256=sha256(new)))
+                baseline=None if kept is None else str(kept), written_sha256=sha256(new),
+                backups=[] if kept is None else [str(kept)]))
         else:
+            if kept is not None:
+                rec.backups.append(str(kept))
             if raw is None or rec.written_sha256 != sha256(raw):
                 rec.restorable = False  # someone else edited it since: no exact restore
             rec.written_sha256 = sha256(new)

@@ -54,7 +54,37 @@ def plan_uninstall(ctx: Context, clients: list[str] | None = None,
                 plan.problems.append(str(e.args[0]))
                 return plan
         _plan_remove_clients(ctx, plan, chosen)
+    _note_other_backups(ctx, plan)
     return plan
+
+
+def _backups_root(ctx: Context) -> Path:
+    return ctx.env.data_dir / "backups"
+
+
+def _drop_backups(ctx: Context, rec: ClientRecord | None) -> None:
+    if rec is not None:
+        fsops.remove_backups(rec.all_backups(), _backups_root(ctx))
+
+
+def _backup_note(rec: ClientRecord | None) -> str:
+    n = len(rec.all_backups()) if rec is not None else 0
+    return f"; and the {n} backup(s) install made of it" if n else ""
+
+
+def _note_other_backups(ctx: Context, plan: Plan) -> None:
+    """Backups this uninstall does not delete (an older version's, or of clients left in place)
+    hold other servers' secrets too: say where they are."""
+    root = _backups_root(ctx)
+    ours = {b for rec in ctx.state.clients for b in rec.all_backups()} | set(plan.dropped_backups)
+    try:
+        left = [p for p in root.rglob("*") if p.is_file() and str(p) not in ours]
+    except OSError:
+        return
+    if left:
+        plan.notes.append(f"{len(left)} backup(s) of MCP client configs remain in {root} (from an "
+                          "earlier install, or of clients not uninstalled now); they may hold other "
+                          "servers' secrets: delete them once you no longer need them.")
 
 
 def _plan_remove_file(ctx: Context, plan: Plan, rec: FileRecord) -> None:
@@ -143,36 +173,43 @@ def _plan_remove_client(ctx: Context, plan: Plan, c: cl.Client, path: Path,
         if rec is not None and rec in ctx.state.clients:
             ctx.state.clients.remove(rec)
 
+    if rec is not None:
+        plan.dropped_backups += rec.all_backups()
     raw = _read(path)
     if raw is None:
         plan.unchanged.append(("clients", str(path), f"{where} (file gone)"))
+        _plan_drop_backups(ctx, plan, c, path, rec)
         forget()
         return
     exact = rec is not None and rec.restorable and rec.written_sha256 == sha256(raw)
     if exact and rec is not None and rec.created_file:
         def run_delete() -> None:
             fsops.real_path(path).unlink()
+            _drop_backups(ctx, rec)
             forget()
 
         plan.cleanup_dirs += rec.created_dirs
 
-        plan.steps.append(Step("clients", "delete", str(path), f"{where} (we created the file)",
-                               run_delete))
+        plan.steps.append(Step("clients", "delete", str(path),
+                               f"{where} (we created the file){_backup_note(rec)}", run_delete))
         return
     if exact and rec is not None and rec.baseline and Path(rec.baseline).is_file():
         baseline = Path(rec.baseline)
 
         def run_restore() -> None:
             fsops.write_atomic(path, baseline.read_bytes())
+            _drop_backups(ctx, rec)  # only once the file is back: the baseline is one of them
             forget()
 
         plan.steps.append(Step("clients", "restore", str(path),
-                               f"{where} (the file as it was before install)", run_restore))
+                               f"{where} (the file as it was before install){_backup_note(rec)}",
+                               run_restore))
         return
     try:
         text = raw.decode("utf-8")
         if c.get(text) is None:
             plan.unchanged.append(("clients", str(path), f"{where} (not there)"))
+            _plan_drop_backups(ctx, plan, c, path, rec)
             forget()
             return
         new = c.remove(text, rec.created_container if rec else False).encode("utf-8")
@@ -181,9 +218,27 @@ def _plan_remove_client(ctx: Context, plan: Plan, c: cl.Client, path: Path,
                              f"{c.container}.{cl.SERVER_NAME} by hand.")
         return
 
-    def run() -> None:
-        fsops.backup(path, ctx.backup_dir, c.key)
-        fsops.write_atomic(path, new)
-        forget()
+    step = Step("clients", "write", str(path), f"{where} removed{_backup_note(rec)}", lambda: None)
 
-    plan.steps.append(Step("clients", "write", str(path), f"{where} removed", run))
+    def run() -> None:
+        # Someone changed the file since install, so the edit is ours to check: one backup of
+        # it as it was is kept, and said where; install's older copies go.
+        kept = fsops.backup(path, ctx.backup_dir, c.key)
+        fsops.write_atomic(path, new)
+        _drop_backups(ctx, rec)
+        forget()
+        step.note = (f"kept a backup of the file as it was before this change: {kept} (it may "
+                     "hold other servers' secrets: delete it once you have checked the file)")
+
+    step.run = run
+    plan.steps.append(step)
+
+
+def _plan_drop_backups(ctx: Context, plan: Plan, c: cl.Client, path: Path,
+                       rec: ClientRecord | None) -> None:
+    """Our entry is gone already (or the file): only install's backups of the file are left."""
+    if rec is None or not any(Path(b).exists() for b in rec.all_backups()):
+        return
+    plan.steps.append(Step("clients", "delete", str(_backups_root(ctx)),
+                           f"{c.name}: the {len(rec.all_backups())} backup(s) install made of {path}",
+                           lambda: _drop_backups(ctx, rec)))

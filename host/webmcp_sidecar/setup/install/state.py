@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
+
+from webmcp_sidecar.setup.install.fsops import write_atomic
 
 STATE_FILE = "install-state.json"
 
@@ -47,6 +48,12 @@ class ClientRecord(BaseModel):
     baseline: str | None = None
     restorable: bool = True
     written_sha256: str = ""
+    # Every backup install made of this file (the baseline first): uninstall deletes them, as
+    # they hold whatever secrets the client's other servers keep in it.
+    backups: list[str] = Field(default_factory=list)
+
+    def all_backups(self) -> list[str]:
+        return list(dict.fromkeys([*([self.baseline] if self.baseline else []), *self.backups]))
 
 
 class InstallState(BaseModel):
@@ -101,7 +108,5 @@ def save(data_dir: Path, state: InstallState) -> None:
     if state.empty():
         p.unlink(missing_ok=True)
         return
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f"{p.name}.{os.getpid()}.tmp")  # concurrent installs never share it
-    tmp.write_text(json.dumps(state.model_dump(), indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    # Private: it names every config file we touched and where their backups are.
+    write_atomic(p, (json.dumps(state.model_dump(), indent=2) + "\n").encode("utf-8"), 0o600)
