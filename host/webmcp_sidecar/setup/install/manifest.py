@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import stat
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 from webmcp_sidecar import EXTENSION_ID, HOST_NAME
 from webmcp_sidecar.paths import data_dir
+from webmcp_sidecar.setup.install import fsops
 from webmcp_sidecar.setup.install.osenv import OsName, current_os
 
 EXE_NAME = "webmcp-sidecar"
@@ -115,9 +115,7 @@ def mcp_command() -> tuple[str, list[str]]:
 def _write_if_changed(path: Path, data: bytes) -> bool:
     if path.exists() and path.read_bytes() == data:
         return False
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # concurrent installs never share it
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    fsops.write_atomic(path, data)
     return True
 
 
