@@ -1,5 +1,7 @@
-// The limits on what a page may put into the chain: one set of numbers (lib/limits.js), copied
-// into the content script, which cannot import modules; and the checks in lib/tools.js.
+// The limits on what a page may put into the chain: one set of numbers and checks
+// (page/isolated/limits.js, tool-checks.js: classic scripts the content script loads and
+// lib/limits.js, lib/tools.js import), applied by the content script (page/isolated/validate.js)
+// and again by lib/tools.js.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,36 +15,34 @@ import * as tools from '../../extension/lib/tools.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** `const NAME = <expression>;` of a classic script, evaluated. */
-function constantsOf(file) {
-  const out = {};
-  const text = readFileSync(path.join(REPO, file), 'utf8');
-  for (const m of text.matchAll(/^\s*const ([A-Z][A-Z0-9_]*) = ([0-9 *_+]+);/gm)) {
-    out[m[1]] = Function(`return (${m[2]});`)();
+const MANIFEST = JSON.parse(readFileSync(path.join(REPO, 'extension/manifest.json'), 'utf8'));
+const ISOLATED_FILES = MANIFEST.content_scripts.find((c) => !c.world || c.world === 'ISOLATED').js;
+
+/** A vm value as a value of this realm (deepStrictEqual compares prototypes). */
+const plain = (v) => JSON.parse(JSON.stringify(v));
+
+/** The isolated world's files up to (not with) the relay, run in a vm: its `webmcpSidecar`. */
+function isolatedWorld() {
+  const world = vm.createContext({ location: { origin: 'https://a.test' } });
+  for (const f of ISOLATED_FILES.filter((x) => !x.endsWith('/relay.js'))) {
+    vm.runInContext(readFileSync(path.join(REPO, 'extension', f), 'utf8'), world, { filename: f });
   }
-  return out;
+  return vm.runInContext('webmcpSidecar', world);
 }
 
-test('the content script carries the same limits as lib/limits.js', () => {
-  const cs = constantsOf('extension/content/isolated.js');
-  const shared = ['MAX_SCHEMA_DEPTH', 'MAX_SCHEMA_BYTES', 'MAX_TOOLS_PER_FRAME', 'MAX_SITE_BYTES', 'MAX_DESCRIPTION', 'MAX_TITLE'];
-  for (const name of shared) {
-    assert.ok(name in cs, `content/isolated.js has no const ${name}`);
-    assert.equal(cs[name], limits[name], name);
-  }
+test('the content script loads the limits and checks of lib/ themselves, first', () => {
+  assert.deepEqual(ISOLATED_FILES.slice(0, 2), ['page/isolated/limits.js', 'page/isolated/tool-checks.js']);
+  assert.equal(ISOLATED_FILES.at(-1), 'page/isolated/relay.js');
+  const ns = isolatedWorld();
+  for (const [name, value] of Object.entries(limits)) assert.equal(ns.limits[name], value, name);
+  assert.equal(Object.keys(ns.limits).length, Object.keys(limits).length);
   assert.equal(tools.MAX_TOOLS_PER_FRAME, limits.MAX_TOOLS_PER_FRAME);
 });
 
-test('page/isolated/limits.js and tool-checks.js run as classic scripts, as the content scripts load them', () => {
-  const world = vm.createContext({});
-  for (const f of ['limits.js', 'tool-checks.js']) {
-    vm.runInContext(readFileSync(path.join(REPO, 'extension/page/isolated', f), 'utf8'), world, { filename: f });
-  }
-  const ns = vm.runInContext('webmcpSidecar', world);
-  for (const [name, value] of Object.entries(limits)) assert.equal(ns.limits[name], value, name);
-  assert.equal(Object.keys(ns.limits).length, Object.keys(limits).length);
+test("tool-checks.js works as the content script's classic script too", () => {
+  const ns = isolatedWorld();
   assert.equal(ns.toolChecks.utf8Length('x网😀é'), Buffer.byteLength('x网😀é'));
-  assert.deepEqual({ ...ns.toolChecks.checkJson({ a: [1] }, 2, 100) }, { json: '{"a":[1]}' });
+  assert.deepEqual(plain(ns.toolChecks.checkJson({ a: [1] }, 2, 100)), { json: '{"a":[1]}' });
   assert.equal(ns.toolChecks.checkJson({ a: [1] }, 1, 100).why, 'deep');
   assert.equal(ns.toolChecks.canonicalJson({ b: 1, a: 2 }), '{"a":2,"b":1}');
   assert.equal(ns.toolChecks.canonicalJson(JSON.parse('{"__proto__":{"x":1}}')), '{"__proto__":{"x":1}}'); // a key, not a prototype
@@ -98,6 +98,20 @@ test('normalizeTools keeps 256 of a frame, and says what it left out', () => {
     { name: 'deep', why: 'deep' }, { name: 'bad name', why: 'name' }, { name: '', why: 'name' }, { name: 't256', why: 'count' },
   ]);
   assert.equal(dropped.some.length, 16);
+});
+
+test("the content script's frame check keeps the same 256 and drops the same tools", () => {
+  const list = [{ name: 'deep', inputSchema: nest(500) }, { name: 'bad name' }, null];
+  for (let i = 0; i < 10_000; i++) list.push({ name: `t${i}`, description: '' });
+  const { tools: kept, dropped } = isolatedWorld().frameTools.validate(list, false);
+  assert.equal(kept.length, 256);
+  assert.equal(kept[0].name, 't0');
+  assert.equal(kept.at(-1).name, 't255');
+  assert.deepEqual(plain(dropped.count), { deep: 1, name: 2, count: 9744 });
+  assert.deepEqual(normalizeTools(list, false).dropped.count, plain(dropped.count));
+  const big = isolatedWorld().frameTools.validate([{ name: 'b', inputSchema: { s: 'x'.repeat(70_000) } }, { name: 'ok', source: 'declarative' }], false);
+  assert.deepEqual(plain(big.tools), [{ name: 'ok', description: '', source: 'declarative' }]);
+  assert.deepEqual(plain(big.dropped.some), [{ name: 'b', why: 'big' }]);
 });
 
 test('utf8Length and toolBytes count UTF-8 bytes of compact JSON', () => {

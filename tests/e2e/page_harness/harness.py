@@ -1,9 +1,9 @@
 """Drive the content scripts in real Chromium, without the real service worker or host.
 
-`scratch_extension()` copies `extension/content/` next to `recorder_sw.js` (a service worker that
-records every port message and can post calls) with a manifest whose content scripts match the
-real one. `Ext` wraps that worker for the tests. Pages come from `site/`, served on two ports of
-127.0.0.1 (two origins, for the cross-origin iframe cases).
+`scratch_extension()` copies the content scripts the real manifest lists (`extension/page/`) next
+to `recorder_sw.js` (a service worker that records every port message and can post calls), with
+that manifest's content scripts. `Ext` wraps that worker for the tests. Pages come from `site/`,
+served on two ports of 127.0.0.1 (two origins, for the cross-origin iframe cases).
 """
 
 from __future__ import annotations
@@ -79,7 +79,10 @@ def scratch_extension(dest: Path) -> Path:
     manifest["background"] = {"service_worker": "recorder_sw.js"}
     manifest.pop("side_panel", None)
     manifest.pop("action", None)
-    shutil.copytree(EXTENSION / "content", dest / "content")
+    for entry in manifest["content_scripts"]:
+        for rel in entry["js"]:
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(EXTENSION / rel, dest / rel)
     shutil.copy(HERE / "recorder_sw.js", dest / "recorder_sw.js")
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return dest

@@ -1,4 +1,4 @@
-// WebMCP Sidecar: ISOLATED-world content script (document_start, every frame).
+// WebMCP Sidecar, ISOLATED world, last file: the relay (document_start, every frame).
 //
 // Relays between the page's tools and the service worker over a `webmcp-page` port
 // (docs/ARCHITECTURE.md, "content script <-> service worker"). It trusts nothing the page says:
@@ -8,7 +8,7 @@
 // - Native WebMCP: `document.modelContext` is visible in this world too, so tools are listed and
 //   executed directly; only the top frame reports (Chromium's getTools() there already includes
 //   same-origin iframes' tools).
-// - Polyfill: the MAIN-world script (main-world.js) owns the tools; we speak to it with
+// - Polyfill: the MAIN-world scripts (page/main/) own the tools; we speak to it with
 //   CustomEvents whose detail is JSON text. Every frame of the top frame's origin reports.
 (() => {
   'use strict';
@@ -17,27 +17,17 @@
   if (/** @type {any} */ (globalThis)[MARK]) return;
   /** @type {any} */ (globalThis)[MARK] = true;
 
+  const ns = /** @type {any} */ (globalThis).webmcpSidecar;
+  const { canonicalJson } = ns.toolChecks;
+  const { validate: validateList, isPlainObject } = ns.frameTools;
+  const { fail, success, messageOf, formatSeconds } = ns.outcomes;
+
   const PAGE_EVENT = 'webmcp-sidecar:page'; // MAIN -> ISOLATED
   const EXT_EVENT = 'webmcp-sidecar:ext'; // ISOLATED -> MAIN
   const PORT_NAME = 'webmcp-page';
-  const NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
-  // Limits: a copy of extension/lib/limits.js (a content script cannot import it);
-  // tests/js/limits.test.mjs keeps the two equal.
-  const MAX_SCHEMA_DEPTH = 32;
-  const MAX_SCHEMA_BYTES = 64 * 1024;
-  const MAX_TOOLS_PER_FRAME = 256;
-  const MAX_SITE_BYTES = 1024 * 1024;
-  const MAX_DESCRIPTION = 8 * 1024;
-  const MAX_TITLE = 256;
-  // Our own.
-  const MAX_ANNOTATIONS = 32;
-  const MAX_ANNOTATION_STRING = 1024;
-  const MAX_DROP_EXAMPLES = 16;
-  const MAX_ERROR = 4 * 1024;
   const MAX_PAGE_MESSAGE = 48 * 1024 * 1024; // a flood is read, then cut to the first tools
   const DEFAULT_TIMEOUT_MS = 60_000;
   const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
-  const PAGE_SOURCES = new Set(['polyfill', 'legacy', 'declarative']);
 
   /** @type {any} */
   const mc = /** @type {any} */ (document).modelContext;
@@ -66,6 +56,7 @@
    * @typedef {{name: string, title?: string, description: string, inputSchema?: object,
    *            annotations?: Record<string, boolean|string>, source: string}} Tool
    * @typedef {{ok: true, value: string} | {ok: false, error: {code: string, message: string}}} Outcome
+   * @typedef {{count: Record<string, number>, some: {name: string, why: string}[]}} Dropped
    * @typedef {{id: string, done: boolean, timer: any, local?: string, maxBytes: number,
    *            abort: () => void}} Call
    */
@@ -92,189 +83,6 @@
   /** @type {Set<string>} ids already answered, so that each id gets one reply ever */
   const answered = new Set();
   let localSeq = 0;
-
-  // ---- helpers -------------------------------------------------------------------------
-
-  /** @param {unknown} v @returns {v is Record<string, any>} */
-  const isPlainObject = (v) =>
-    v !== null &&
-    typeof v === 'object' &&
-    !Array.isArray(v) &&
-    Object.prototype.toString.call(v) === '[object Object]';
-
-  /** UTF-8 length of a string, without allocating. @param {string} s */
-  function utf8Length(s) {
-    let n = 0;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c < 0x80) n += 1;
-      else if (c < 0x800) n += 2;
-      else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-        const d = s.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) {
-          n += 4;
-          i++;
-        } else n += 3;
-      } else n += 3;
-    }
-    return n;
-  }
-
-  /** "17.2 MB", "16 MB", "900 KB", "12 bytes". @param {number} n */
-  function formatBytes(n) {
-    /** @param {number} x */
-    const one = (x) => {
-      const s = x.toFixed(1);
-      return s.endsWith('.0') ? s.slice(0, -2) : s;
-    };
-    if (n >= 1024 * 1024) return one(n / (1024 * 1024)) + ' MB';
-    if (n >= 1024) return one(n / 1024) + ' KB';
-    return n + (n === 1 ? ' byte' : ' bytes');
-  }
-
-  /** @param {number} ms */
-  function formatSeconds(ms) {
-    const s = ms / 1000;
-    return Number.isInteger(s) ? String(s) : s.toFixed(1);
-  }
-
-  /** JSON with sorted keys, to compare lists whatever order the page builds its objects in. @param {unknown} v @returns {string} */
-  function canonical(v) {
-    if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-    if (Array.isArray(v)) return '[' + v.map(canonical).join(',') + ']';
-    const o = /** @type {Record<string, unknown>} */ (v);
-    const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
-    return '{' + keys.map((k) => JSON.stringify(k) + ':' + canonical(o[k])).join(',') + '}';
-  }
-
-  /**
-   * Whether a JSON value is deeper than MAX_SCHEMA_DEPTH levels of objects/arrays (the value is
-   * level 1) or longer than MAX_SCHEMA_BYTES as compact JSON. Iterative, and it stops early:
-   * every value is at least one byte of JSON, so no more than MAX_SCHEMA_BYTES are visited.
-   * @param {unknown} value @returns {{why: 'deep'|'big'} | {json: string}}
-   */
-  function checkJson(value) {
-    /** @type {[unknown, number][]} */
-    const stack = [[value, 1]];
-    let visited = 0;
-    while (stack.length) {
-      const [v, depth] = /** @type {[any, number]} */ (stack.pop());
-      if (v === null || typeof v !== 'object') continue;
-      if (depth > MAX_SCHEMA_DEPTH) return { why: 'deep' };
-      const items = Array.isArray(v) ? v : Object.values(v);
-      visited += items.length;
-      if (visited > MAX_SCHEMA_BYTES) return { why: 'big' };
-      for (const x of items) if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
-    }
-    const json = JSON.stringify(value);
-    if (json.length * 3 > MAX_SCHEMA_BYTES && utf8Length(json) > MAX_SCHEMA_BYTES) return { why: 'big' };
-    return { json };
-  }
-
-  /** @param {unknown} e */
-  function messageOf(e) {
-    let m;
-    try {
-      m = typeof e === 'string' ? e : e && typeof (/** @type {any} */ (e).message) === 'string' ? /** @type {any} */ (e).message : String(e);
-    } catch {
-      m = '';
-    }
-    m = m.trim();
-    if (!m) return 'The tool failed without saying why.';
-    return m.length > MAX_ERROR ? m.slice(0, MAX_ERROR) : m;
-  }
-
-  /**
-   * What was left out of the frame's list, by reason (the codes of lib/tools.js), with a few
-   * names, so the Inspector and the host can say so.
-   * @typedef {{count: Record<string, number>, some: {name: string, why: string}[]}} Dropped
-   */
-
-  /** @param {Dropped} d @param {unknown} name @param {string} why */
-  function drop(d, name, why) {
-    d.count[why] = (d.count[why] || 0) + 1;
-    if (d.some.length < MAX_DROP_EXAMPLES) d.some.push({ name: typeof name === 'string' ? name.slice(0, 128) : '', why });
-  }
-
-  /**
-   * The part of a page's tool list that may leave the page: checked, trimmed, deduplicated,
-   * at most MAX_TOOLS_PER_FRAME tools and MAX_SITE_BYTES of definitions.
-   * @param {unknown} list @returns {{tools: Tool[], dropped: Dropped}}
-   */
-  function validate(list) {
-    /** @type {Tool[]} */
-    const out = [];
-    /** @type {Dropped} */
-    const dropped = { count: {}, some: [] };
-    if (!Array.isArray(list)) return { tools: out, dropped };
-    const seen = new Set();
-    let bytes = 0;
-    for (const t of list) {
-      /** @type {unknown} */
-      let name;
-      try {
-        name = t && typeof t === 'object' ? t.name : undefined;
-        if (out.length >= MAX_TOOLS_PER_FRAME) {
-          if (!(typeof name === 'string' && seen.has(name))) drop(dropped, name, 'count');
-          continue;
-        }
-        if (typeof name !== 'string' || !NAME_RE.test(name)) {
-          drop(dropped, name, 'name');
-          continue;
-        }
-        if (seen.has(name)) continue;
-        if (native && typeof t.origin === 'string' && t.origin !== location.origin) continue;
-        seen.add(name);
-        /** @type {Tool} */
-        const tool = {
-          name,
-          description: typeof t.description === 'string' ? t.description.slice(0, MAX_DESCRIPTION) : '',
-          source: native ? 'native' : PAGE_SOURCES.has(t.source) ? t.source : 'polyfill',
-        };
-        if (typeof t.title === 'string' && t.title) tool.title = t.title.slice(0, MAX_TITLE);
-        if (isPlainObject(t.inputSchema)) {
-          // A schema too deep or too big drops the tool: without it the tool would be another.
-          const c = checkJson(t.inputSchema);
-          if ('why' in c) {
-            drop(dropped, name, c.why);
-            continue;
-          }
-          tool.inputSchema = JSON.parse(c.json);
-        }
-        if (isPlainObject(t.annotations)) {
-          /** @type {Record<string, boolean|string>} */
-          const a = {};
-          let n = 0;
-          for (const k of Object.keys(t.annotations)) {
-            if (n >= MAX_ANNOTATIONS || k.length > 64) continue;
-            const v = t.annotations[k];
-            if (typeof v === 'boolean') a[k] = v;
-            else if (typeof v === 'string') a[k] = v.slice(0, MAX_ANNOTATION_STRING);
-            else continue;
-            n++;
-          }
-          if (n) {
-            const c = checkJson(a);
-            if ('why' in c) {
-              drop(dropped, name, c.why);
-              continue;
-            }
-            tool.annotations = a;
-          }
-        }
-        const size = utf8Length(JSON.stringify(tool));
-        if (bytes + size > MAX_SITE_BYTES) {
-          drop(dropped, name, 'bytes');
-          continue;
-        }
-        bytes += size;
-        out.push(tool);
-      } catch {
-        drop(dropped, name, 'name'); // a hostile object (throwing getters): skip the tool
-      }
-    }
-    return { tools: out, dropped };
-  }
 
   // ---- the port to the service worker ------------------------------------------------------
 
@@ -351,7 +159,7 @@
   function update({ tools, dropped }) {
     current = tools;
     currentDropped = dropped.some.length || Object.keys(dropped.count).length ? dropped : null;
-    currentCanon = canonical(currentDropped ? [tools, currentDropped] : tools);
+    currentCanon = canonicalJson(currentDropped ? [tools, currentDropped] : tools);
     flush();
   }
 
@@ -380,30 +188,6 @@
     send(outcome.ok
       ? { type: 'result', id: call.id, ok: true, value: outcome.value }
       : { type: 'result', id: call.id, ok: false, error: outcome.error });
-  }
-
-  /** @param {string} code @param {string} message @returns {Outcome} */
-  const fail = (code, message) => ({ ok: false, error: { code, message } });
-
-  /** @param {unknown} value @param {number} maxBytes @returns {Outcome} */
-  function success(value, maxBytes) {
-    let v = value;
-    if (typeof v !== 'string') {
-      try {
-        v = v === undefined ? 'undefined' : JSON.stringify(v) ?? 'undefined';
-      } catch {
-        return fail('page_error', 'The page returned a result that is not JSON.');
-      }
-    }
-    const s = /** @type {string} */ (v);
-    // Cheap first: a UTF-16 unit is at most 3 UTF-8 bytes.
-    if (s.length * 3 > maxBytes) {
-      const n = utf8Length(s);
-      if (n > maxBytes) {
-        return fail('too_large', `The tool's result is ${formatBytes(n)}, over the ${formatBytes(maxBytes)} limit.`);
-      }
-    }
-    return { ok: true, value: s };
   }
 
   /** Aborts the calls in flight without replying: their port is gone. */
@@ -510,7 +294,7 @@
             list = [];
           }
           if (!Array.isArray(list)) list = [];
-          const valid = validate(list);
+          const valid = validateList(list, native);
           const keep = new Set(valid.tools.map((t) => t.name));
           const map = new Map();
           for (const rt of list) {
@@ -529,7 +313,7 @@
     return refreshing;
   }
 
-  // ---- polyfill mode: the channel to main-world.js -------------------------------------------
+  // ---- polyfill mode: the channel to the MAIN world (page/main/bridge.js) -------------------------------------------
 
   /** @param {unknown} msg */
   function toPage(msg) {
@@ -553,7 +337,7 @@
         toPage({ type: 'sync' });
         break;
       case 'tools':
-        update(validate(msg.tools));
+        update(validateList(msg.tools, false));
         break;
       case 'result': {
         const call = typeof msg.id === 'string' ? byLocal.get(msg.id) : undefined;
@@ -578,7 +362,7 @@
   });
   window.addEventListener('pageshow', (ev) => {
     if (native) refreshNative();
-    // A port that exists now was opened since the restore (main-world.js re-announces on
+    // A port that exists now was opened since the restore (the MAIN world re-announces on
     // pageshow too, and its listener may run first): it already carries the list.
     if (ev.persisted && !port) flush();
   });
@@ -592,6 +376,6 @@
     refreshNative();
   } else {
     window.addEventListener(PAGE_EVENT, onPageEvent);
-    toPage({ type: 'sync' }); // main-world.js may have started first: ask for its list
+    toPage({ type: 'sync' }); // the MAIN world may have started first: ask for its list
   }
 })();
