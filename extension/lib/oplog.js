@@ -3,7 +3,16 @@
 // Pure: the worker feeds it calls and results; the panel filters and exports it.
 
 /** Results longer than this are cut in the log (the caller still gets the whole value). */
-export const MAX_LOGGED_CHARS = 20_000;
+export const MAX_LOGGED_CHARS = 8_000;
+/** Arguments whose JSON is longer than this are kept as a cut JSON text. */
+export const MAX_ARGS_CHARS = 2_000;
+/** Entries kept, and characters kept over all of them (the oldest go first). */
+export const MAX_ENTRIES = 500;
+export const MAX_TOTAL_CHARS = 2_000_000;
+export const HIDDEN = '[hidden]';
+const MAX_DEPTH = 8;
+// Argument names whose values are secrets (passwords, keys, one-time codes), any depth.
+const SECRET_KEY = /pass(word|wd|phrase|code)?$|^pwd$|secret|token|api[-_]?key|credential|^(pin|otp|cvv|cvc|2fa)$|card.?number/i;
 
 /**
  * @typedef {{kind: 'agent'|'mcp'|'inspector'|'host', label: string}} Caller
@@ -27,17 +36,80 @@ export function callerOf(id, sessions) {
   return { kind: 'mcp', label: client ? `MCP: ${client}` : 'MCP client' };
 }
 
-const cap = (s) => (typeof s === 'string' && s.length > MAX_LOGGED_CHARS
-  ? `${s.slice(0, MAX_LOGGED_CHARS)}… (${s.length - MAX_LOGGED_CHARS} more characters)` : s);
+const cut = (s, max) => (typeof s === 'string' && s.length > max
+  ? `${s.slice(0, max)}… (${s.length - max} more characters)` : s);
+const cap = (s) => cut(s, MAX_LOGGED_CHARS);
+
+/** Whether a call types text into a page (browser_type): what it types is never kept. */
+const typesText = (site, tool) => site === 'browser' && tool === 'type';
+
+/**
+ * A call's arguments as the log keeps them: what browser_type typed and any field named like a
+ * password or key masked (the log is shown and exported), then cut to MAX_ARGS_CHARS of JSON.
+ * @param {string} site @param {string} tool @param {any} args
+ */
+export function logArgs(site, tool, args) {
+  // Already cut (a string): as it is, so exporting it twice cuts nothing more.
+  if (typeof args === 'string') return args.length > MAX_ARGS_CHARS + 64 ? cut(args, MAX_ARGS_CHARS) : args;
+  let out = mask(args ?? {}, 0);
+  if (typesText(site, tool) && out && typeof out === 'object' && !Array.isArray(out) && 'text' in out) {
+    out = { ...out, text: HIDDEN };
+  }
+  const json = safeJson(out);
+  return json.length > MAX_ARGS_CHARS ? cut(json, MAX_ARGS_CHARS) : out;
+}
+
+function mask(v, depth) {
+  if (!v || typeof v !== 'object') return v;
+  if (depth >= MAX_DEPTH) return '[…]';
+  if (Array.isArray(v)) return v.slice(0, 1000).map((x) => mask(x, depth + 1));
+  const out = {};
+  for (const [k, x] of Object.entries(v).slice(0, 1000)) out[k] = SECRET_KEY.test(k) ? HIDDEN : mask(x, depth + 1);
+  return out;
+}
+
+/** A result as the log keeps it: browser_type's echo of the field's value masked, then cut. */
+function logValue(site, tool, value) {
+  if (typesText(site, tool)) {
+    try {
+      const text = JSON.parse(value);
+      if (typeof text === 'string') {
+        return JSON.stringify(text.replace(/Its value is now "(?:[^"\\]|\\.)*"/g, `Its value is now ${HIDDEN}`));
+      }
+    } catch { /* not JSON text: kept as is, cut */ }
+  }
+  return cap(value);
+}
+
+/** Roughly what an entry holds, for the log's total budget. */
+const sizeOf = (e) => (typeof e.args === 'string' ? e.args.length : safeJson(e.args).length)
+  + (e.value?.length ?? 0) + (e.error?.message?.length ?? 0) + 200;
 
 export class OpLog {
-  /** @param {{max?: number}} [opts] */
-  constructor({ max = 1000 } = {}) {
+  /** @param {{max?: number, maxChars?: number}} [opts] */
+  constructor({ max = MAX_ENTRIES, maxChars = MAX_TOTAL_CHARS } = {}) {
     this.max = max;
+    this.maxChars = maxChars;
+    this.chars = 0;
     /** @type {Entry[]} oldest first */
     this.list = [];
     /** @type {Map<string, Entry>} running calls by id */
     this.running = new Map();
+    /** @type {WeakMap<Entry, number>} what each entry counts in `chars` */
+    this.sizes = new WeakMap();
+  }
+
+  /** @param {Entry} entry */
+  _count(entry) {
+    const size = sizeOf(entry);
+    this.chars += size - (this.sizes.get(entry) ?? 0);
+    this.sizes.set(entry, size);
+    // The newest entry always stays, whatever it holds (each is capped anyway).
+    while (this.list.length > 1 && (this.list.length > this.max || this.chars > this.maxChars)) {
+      const gone = /** @type {Entry} */ (this.list.shift());
+      this.chars -= this.sizes.get(gone) ?? 0;
+      if (this.running.get(gone.id) === gone) this.running.delete(gone.id);
+    }
   }
 
   /**
@@ -46,14 +118,11 @@ export class OpLog {
    */
   start(id, who, site, tool, args, now, mono) {
     /** @type {Entry} */
-    const entry = { id, time: now, who, site: String(site ?? ''), tool: String(tool ?? ''), args: args ?? {},
-      state: 'running', _t0: mono };
+    const s = String(site ?? ''), t = String(tool ?? '');
+    const entry = { id, time: now, who, site: s, tool: t, args: logArgs(s, t, args), state: 'running', _t0: mono };
     this.running.set(id, entry);
     this.list.push(entry);
-    if (this.list.length > this.max) {
-      const gone = this.list.splice(0, this.list.length - this.max);
-      for (const e of gone) if (this.running.get(e.id) === e) this.running.delete(e.id);
-    }
+    this._count(entry);
     return entry;
   }
 
@@ -71,17 +140,19 @@ export class OpLog {
     entry.ms = Math.round((mono - (entry._t0 ?? mono)) * 10) / 10;
     if (result.ok) {
       entry.state = 'ok';
-      entry.value = cap(result.value ?? 'undefined');
+      entry.value = logValue(entry.site, entry.tool, result.value ?? 'undefined');
     } else {
       entry.state = 'error';
-      entry.error = { code: result.error?.code ?? 'internal', message: cap(result.error?.message ?? '') };
+      entry.error = { code: String(result.error?.code ?? 'internal').slice(0, 100), message: cap(result.error?.message ?? '') };
     }
+    this._count(entry);
     return entry;
   }
 
   clear() {
     this.list = [];
     this.running.clear();
+    this.chars = 0;
   }
 }
 
@@ -121,7 +192,8 @@ export function exportJson(entries) {
   const out = entries.map((e) => {
     const row = {
       time: new Date(e.time).toISOString(), caller: e.who.label, callerKind: e.who.kind,
-      site: e.site, tool: e.tool, args: e.args, status: e.state,
+      // Masked again: entries may come from an older worker that kept them whole.
+      site: e.site, tool: e.tool, args: logArgs(e.site, e.tool, e.args), status: e.state,
     };
     if (e.ms !== undefined) row.durationMs = e.ms;
     if (e.state === 'ok') row.result = parseMaybe(e.value);

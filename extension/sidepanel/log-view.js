@@ -1,12 +1,12 @@
 // The operation log: every tool call the worker routed (agent, MCP clients, Inspector), with a
 // filter and a JSON export.
 
-import { exportJson, filterEntries } from '../lib/oplog.js';
+import { exportJson, filterEntries, MAX_ENTRIES } from '../lib/oplog.js';
 import { argsPreview, fmtMs, fmtTime, h, pretty } from './dom.js';
 
 const SHOWN_MAX = 300;
 /** As many as the worker keeps (lib/oplog.js). */
-const KEEP = 1000;
+const KEEP = MAX_ENTRIES;
 
 export class LogView {
   /** @param {HTMLElement} root @param {any} app @param {HTMLElement} counter */

@@ -1,7 +1,9 @@
 // The operation log: callers, results, caps, filters, export; and the chat/target reducers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { callerOf, exportJson, filterEntries, MAX_LOGGED_CHARS, OpLog } from '../../extension/lib/oplog.js';
+import {
+  callerOf, exportJson, filterEntries, HIDDEN, MAX_ARGS_CHARS, MAX_ENTRIES, MAX_LOGGED_CHARS, OpLog,
+} from '../../extension/lib/oplog.js';
 import { applyEvent, loadConversation, newChat } from '../../extension/lib/chat-events.js';
 import { pickTarget } from '../../extension/lib/target-tab.js';
 
@@ -33,6 +35,51 @@ test('the log keeps the newest entries and caps huge results', () => {
   assert.equal(log.finish('h.0', { ok: true, value: 'x' }, 9), null); // dropped with its entry
   const e = log.finish('h.4', { ok: true, value: 'y'.repeat(MAX_LOGGED_CHARS + 10) }, 9);
   assert.ok(e.value.length < MAX_LOGGED_CHARS + 100 && e.value.endsWith('(10 more characters)'));
+});
+
+test('what browser_type typed and password-like fields never reach the log or its export', () => {
+  const log = new OpLog();
+  const mcp = callerOf('c1.1', new Map());
+  log.start('c1.1', mcp, 'browser', 'type', { ref: 'e4', text: 'hunter2-secret', submit: true }, 0, 0);
+  const echo = JSON.stringify('Typed into e4 (textbox "Password"). Its value is now "hunter2-secret". The page navigated.');
+  const typed = log.finish('c1.1', { ok: true, value: echo }, 1);
+  assert.deepEqual(typed.args, { ref: 'e4', text: HIDDEN, submit: true });
+  assert.equal(JSON.parse(typed.value), `Typed into e4 (textbox "Password"). Its value is now ${HIDDEN}. The page navigated.`);
+  const login = { user: 'ada', password: 'pw1', nested: [{ apiKey: 'sk-1', note: 'kept' }], card: { cvv: '123' } };
+  log.start('c1.2', mcp, 'shop.test', 'login', login, 0, 0);
+  log.start('p.1', callerOf('p.1', new Map()), 'shop.test', 'setPin', { pin: '0000', newPassword: 'x', pinned: true }, 0, 0);
+  const out = exportJson(log.list);
+  for (const secret of ['hunter2-secret', 'pw1', 'sk-1', '"123"', '0000', '"x"']) assert.ok(!out.includes(secret), secret);
+  assert.deepEqual(JSON.parse(out).calls[1].args, { user: 'ada', password: HIDDEN,
+    nested: [{ apiKey: HIDDEN, note: 'kept' }], card: { cvv: HIDDEN } });
+  assert.equal(JSON.parse(out).calls[2].args.pinned, true);
+  // Entries kept whole by an older worker are masked on export too.
+  const old = [{ id: 'c1.9', time: 0, who: mcp, site: 'browser', tool: 'type', args: { ref: 'e1', text: 'pw9' }, state: 'running' }];
+  assert.ok(!exportJson(old).includes('pw9'));
+});
+
+test('arguments, results and the whole log are capped', () => {
+  const log = new OpLog();
+  const who = callerOf('h.1', new Map());
+  const big = log.start('h.1', who, 's', 't', { blob: 'x'.repeat(50_000) }, 0, 0);
+  assert.equal(typeof big.args, 'string');
+  assert.ok(big.args.length < MAX_ARGS_CHARS + 50 && big.args.endsWith('more characters)'));
+  assert.equal(JSON.parse(exportJson(log.list)).calls[0].args, big.args); // not cut twice
+  const deep = log.start('h.2', who, 's', 't', JSON.parse('{"a":'.repeat(50) + '1' + '}'.repeat(50)), 0, 0);
+  assert.ok(JSON.stringify(deep.args).includes('[…]'));
+  const huge = log.finish('h.2', { ok: false, error: { code: 'x'.repeat(500), message: 'm'.repeat(90_000) } }, 1);
+  assert.ok(huge.error.code.length <= 100 && huge.error.message.length < MAX_LOGGED_CHARS + 50);
+  assert.ok(MAX_ENTRIES <= 500);
+  // A character budget over all entries: the oldest go first, the newest always stays.
+  const small = new OpLog({ maxChars: 30_000 });
+  for (let i = 0; i < 10; i++) {
+    small.start(`h.${i}`, who, 's', 't', {}, i, i);
+    small.finish(`h.${i}`, { ok: true, value: 'v'.repeat(MAX_LOGGED_CHARS + 1) }, i);
+  }
+  assert.deepEqual(small.list.map((e) => e.id), ['h.7', 'h.8', 'h.9']);
+  assert.ok(small.chars <= 30_000);
+  small.clear();
+  assert.equal(small.chars, 0);
 });
 
 test('filter by text, caller and outcome; export as JSON', () => {
