@@ -1,4 +1,4 @@
-"""The content scripts (extension/content/*) in real Chromium 156, in both WebMCP modes.
+"""The content scripts (extension/page/main, isolated) in real Chromium 156, in both WebMCP modes.
 
 A recording service worker stands in for the real one (see harness.py), so these tests check
 exactly what the content scripts put on the `webmcp-page` port and how they answer calls.

@@ -1,0 +1,156 @@
+// WebMCP Sidecar, MAIN world, first file: the builtins and the files' private namespace
+// (document_start, every frame).
+//
+// Runs in the page's own world, so the page can see, call and spoof everything here: it holds no
+// secret and no extension identity, speaks JSON only, and never evals (the page's CSP applies).
+//
+// - Native WebMCP (Chromium with the WebMCP feature): leave `document.modelContext` alone except
+//   for a thin `registerTool` wrapper that keeps thrown errors' messages (Chromium replaces them
+//   with an opaque UnknownError) and repairs results Chromium cannot serialize. The ISOLATED
+//   content script sees native tools directly, so no channel traffic is needed.
+// - Otherwise: a polyfill of the current spec on `document.modelContext`, plus declarative
+//   `<form toolname>` tools, reported to the ISOLATED content script over CustomEvents on
+//   `window` (see docs/ARCHITECTURE.md, "MAIN world <-> content script").
+// - Both modes: the legacy `navigator.modelContext` surface (registerTool, unregisterTool,
+//   provideContext, clearContext) that older sites still use.
+//
+// The MAIN world is these files, in the order manifest.json lists them (base.js first, start.js
+// last). They share one private namespace: base.js creates a null-prototype object with the
+// builtins it captured and puts it on `window` under a Symbol-keyed, non-enumerable property;
+// each file takes what it needs from it (destructured once, at load) and adds what it defines;
+// start.js removes the property before installing anything. Chrome runs a content_scripts
+// entry's files back to back, before any page script of the document, so the page never sees
+// the namespace (in a window it could touch earlier, the initial about:blank reused by a
+// same-origin navigation, it could patch every builtin before base.js anyway).
+(() => {
+  'use strict';
+
+  const MARK = Symbol.for('webmcp-sidecar.main-world');
+  // Double injection (extension reload, a second copy of the script): the first copy owns the page.
+  if (/** @type {any} */ (window)[MARK]) return;
+  try {
+    Object.defineProperty(window, MARK, { value: true });
+  } catch {
+    return;
+  }
+
+  // ---- builtins, captured before page scripts run so that a page overwriting them later can
+  // neither break the channel nor observe more than the events it can already see.
+  const W = window;
+  const D = document;
+  const R = Reflect;
+  const rApply = R.apply;
+  const O = Object;
+  const oCreate = O.create;
+  const oKeys = O.keys;
+  const oFreeze = O.freeze;
+  const oDefineProperty = O.defineProperty;
+  const oGetOwnPropertyDescriptor = O.getOwnPropertyDescriptor;
+  const oGetPrototypeOf = O.getPrototypeOf;
+  const oToString = O.prototype.toString;
+  const ObjectProto = O.prototype;
+  const ArrayProto = Array.prototype;
+  const isArray = Array.isArray;
+  const jsonStringify = JSON.stringify;
+  const jsonParse = JSON.parse;
+  const StringC = String;
+  const PromiseC = Promise;
+  const MapC = Map;
+  const SetC = Set;
+  const WeakSetC = WeakSet;
+  const ErrorC = Error;
+  const TypeErrorC = TypeError;
+  const DOMExceptionC = DOMException;
+  const EventC = Event;
+  const CustomEventC = CustomEvent;
+  const EventTargetC = EventTarget;
+  const AbortControllerC = AbortController;
+  const AbortSignalC = AbortSignal;
+  const NodeC = Node;
+  const MutationObserverC = MutationObserver;
+  const ArrayBufferIsView = ArrayBuffer.isView;
+  const DataViewC = DataView;
+  const RegExpC = RegExp;
+  const NumberC = Number;
+  const BooleanC = Boolean;
+  const numIsFinite = Number.isFinite;
+  const numValueOf = Number.prototype.valueOf;
+  const strValueOf = String.prototype.valueOf;
+  const boolValueOf = Boolean.prototype.valueOf;
+  const queueMicro = queueMicrotask;
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const listen = EventTarget.prototype.addEventListener;
+  const unlisten = EventTarget.prototype.removeEventListener;
+  const detailOf = /** @type {() => any} */ (
+    oGetOwnPropertyDescriptor(CustomEvent.prototype, 'detail')?.get
+  );
+  const strTrim = String.prototype.trim;
+  const strSlice = String.prototype.slice;
+  const strReplace = String.prototype.replace;
+  const strToLower = String.prototype.toLowerCase;
+  const reTest = RegExp.prototype.test;
+
+  /** @param {any} obj @param {string} prop */
+  const setterOf = (obj, prop) => oGetOwnPropertyDescriptor(obj, prop)?.set;
+  const inputValueSet = setterOf(HTMLInputElement.prototype, 'value');
+  const inputCheckedSet = setterOf(HTMLInputElement.prototype, 'checked');
+  const textareaValueSet = setterOf(HTMLTextAreaElement.prototype, 'value');
+  const selectValueSet = setterOf(HTMLSelectElement.prototype, 'value');
+  const optionSelectedSet = setterOf(HTMLOptionElement.prototype, 'selected');
+  const elClick = HTMLElement.prototype.click;
+  const formRequestSubmit = HTMLFormElement.prototype.requestSubmit;
+  const formElementsGet = oGetOwnPropertyDescriptor(HTMLFormElement.prototype, 'elements')?.get;
+  const elGetAttribute = Element.prototype.getAttribute;
+  const elHasAttribute = Element.prototype.hasAttribute;
+  const elClosest = Element.prototype.closest;
+  const elMatches = Element.prototype.matches;
+  const elQuerySelector = Element.prototype.querySelector;
+  const docQuerySelectorAll = Document.prototype.querySelectorAll;
+
+  const PAGE_EVENT = 'webmcp-sidecar:page'; // MAIN -> ISOLATED
+  const EXT_EVENT = 'webmcp-sidecar:ext'; // ISOLATED -> MAIN
+  const NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
+  const MAX_DEPTH = 200;
+
+  /** @param {unknown} name */
+  const validName = (name) => typeof name === 'string' && rApply(reTest, NAME_RE, [name]);
+  /** @param {string} s @param {number} n */
+  const cut = (s, n) => (s.length > n ? rApply(strSlice, s, [0, n]) + '…' : s);
+  /** @param {string} s */
+  const squash = (s) => rApply(strTrim, rApply(strReplace, s, [/\s+/g, ' ']), []);
+  /** @param {unknown} v */
+  const isObj = (v) => v !== null && (typeof v === 'object' || typeof v === 'function');
+
+  /** @param {string} msg */
+  const typeError = (msg) => new TypeErrorC(msg);
+  /** @param {string} op @param {string} msg */
+  const opError = (op, msg) => typeError(`Failed to execute '${op}' on 'ModelContext': ${msg}`);
+  /** @param {string} msg @param {string} name */
+  const domError = (msg, name) => new DOMExceptionC(msg, name);
+  /** @param {AbortSignal} signal */
+  const abortReason = (signal) =>
+    signal.reason !== undefined
+      ? signal.reason
+      : domError('signal is aborted without reason', 'AbortError');
+
+  const NS = Symbol.for('webmcp-sidecar.main-world.files');
+  /** The files' namespace while they load (see the header). @type {Record<string, any>} */
+  const ns = oCreate(null);
+  const shared = {
+    W, D, R, rApply, O, oCreate, oKeys, oFreeze, oDefineProperty, oGetOwnPropertyDescriptor,
+    oGetPrototypeOf, oToString, ObjectProto, ArrayProto, isArray, jsonStringify, jsonParse, StringC,
+    PromiseC, MapC, SetC, WeakSetC, ErrorC, TypeErrorC, DOMExceptionC, EventC, CustomEventC, EventTargetC,
+    AbortControllerC, AbortSignalC, NodeC, MutationObserverC, ArrayBufferIsView, DataViewC, RegExpC,
+    NumberC, BooleanC, numIsFinite, numValueOf, strValueOf, boolValueOf, queueMicro, dispatch, listen,
+    unlisten, detailOf, strTrim, strSlice, strReplace, strToLower, reTest, inputValueSet, inputCheckedSet,
+    textareaValueSet, selectValueSet, optionSelectedSet, elClick, formRequestSubmit, formElementsGet,
+    elGetAttribute, elHasAttribute, elClosest, elMatches, elQuerySelector, docQuerySelectorAll, PAGE_EVENT,
+    EXT_EVENT, NAME_RE, validName, cut, squash, isObj, typeError, opError, domError, abortReason, MAX_DEPTH,
+  };
+  for (const k of oKeys(shared)) ns[k] = shared[k];
+  try {
+    oDefineProperty(W, NS, { value: ns, configurable: true });
+  } catch {
+    /* a page planted it in a window it shared with us (see above) */
+  }
+})();

@@ -1,0 +1,132 @@
+// WebMCP Sidecar, MAIN world: the legacy `navigator.modelContext` of old drafts (registerTool,
+// unregisterTool, provideContext, clearContext) that older sites still use, written once for both
+// modes. It keeps which tools it registered (and which of them provideContext gave); the mode
+// hands it a backend that registers a tool in the mode's own registry:
+// - native.js: through the wrapped document.modelContext.registerTool, with an AbortSignal to
+//   take it back; a clash with a tool registered there shows up only later (`forget`).
+// - polyfill.js: in the polyfill's registry with source "legacy"; `taken` sees its other tools.
+(() => {
+  'use strict';
+
+  const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
+  if (!ns) return; // base.js did not run: another copy owns the page
+  const {
+    oFreeze, oDefineProperty, oGetOwnPropertyDescriptor, StringC, MapC, SetC, isObj, typeError, domError,
+    readToolDict, checkNewName,
+  } = ns;
+
+  /**
+   * @typedef {{
+   *   taken(name: string): boolean,
+   *   add(t: any, provided: boolean, forget: () => void): () => void,
+   * }} LegacyBackend `taken`: a tool of that name exists that this API did not register; `add`:
+   *   registers a read tool dict and returns how to take it back, calling `forget` if the
+   *   registration fails later.
+   */
+
+  /** @param {any} context */
+  function readToolList(context) {
+    const tools = isObj(context) ? context.tools : undefined;
+    if (tools === undefined || tools === null) return [];
+    if (!isObj(tools) || typeof tools[Symbol.iterator] !== 'function') {
+      throw typeError("Failed to execute 'provideContext' on 'ModelContext': tools is not iterable.");
+    }
+    const out = [];
+    for (const tool of tools) out.push(readToolDict(tool, 'provideContext'));
+    return out;
+  }
+
+  /**
+   * Installs `navigator.modelContext` (old drafts) unless the browser has one of its own.
+   * @param {LegacyBackend} backend the mode's registry
+   */
+  function installLegacy(backend) {
+    if ('modelContext' in navigator) return;
+    /** @type {Map<string, {provided: boolean, take: () => void}>} the tools this API registered */
+    const legacy = new MapC();
+    /** @param {string} name */
+    const drop = (name) => {
+      const e = legacy.get(name);
+      if (!e) return;
+      legacy.delete(name);
+      e.take();
+    };
+    /** @param {any} t a read tool dict @param {boolean} provided */
+    const add = (t, provided) => {
+      const entry = { provided, take: () => {} };
+      legacy.set(t.name, entry);
+      entry.take = backend.add(t, provided, () => {
+        if (legacy.get(t.name) === entry) legacy.delete(t.name);
+      });
+      return entry;
+    };
+    const impl = {
+      /** @param {any} tool */
+      registerTool(tool) {
+        const t = readToolDict(tool, 'registerTool');
+        checkNewName(t.name);
+        if (legacy.has(t.name) || backend.taken(t.name)) throw domError('Duplicate tool name', 'InvalidStateError');
+        const entry = add(t, false);
+        const name = t.name;
+        return oFreeze({
+          unregister: () => {
+            if (legacy.get(name) === entry) drop(name);
+          },
+        });
+      },
+      /** @param {any} name */
+      unregisterTool(name) {
+        drop(StringC(name));
+      },
+      /** @param {any} context */
+      provideContext(context) {
+        const list = readToolList(context);
+        const seen = new SetC();
+        for (const t of list) {
+          checkNewName(t.name);
+          const held = legacy.get(t.name);
+          // A name this API provided may be provided again; any other tool of that name clashes.
+          if (seen.has(t.name) || (held ? !held.provided : backend.taken(t.name))) {
+            throw domError('Duplicate tool name', 'InvalidStateError');
+          }
+          seen.add(t.name);
+        }
+        for (const [name, e] of [...legacy]) if (e.provided) drop(name);
+        for (const t of list) add(t, true);
+      },
+      clearContext() {
+        for (const name of [...legacy.keys()]) drop(name);
+      },
+    };
+    class ModelContextLegacy {
+      /** @param {any} tool */
+      registerTool(tool) {
+        return impl.registerTool(tool);
+      }
+      /** @param {any} name */
+      unregisterTool(name) {
+        impl.unregisterTool(name);
+      }
+      /** @param {any} context */
+      provideContext(context) {
+        impl.provideContext(context);
+      }
+      clearContext() {
+        impl.clearContext();
+      }
+    }
+    oDefineProperty(ModelContextLegacy.prototype, Symbol.toStringTag, { value: 'ModelContext', configurable: true });
+    const instance = new ModelContextLegacy();
+    const getter = oGetOwnPropertyDescriptor(
+      {
+        get modelContext() {
+          return instance;
+        },
+      },
+      'modelContext',
+    )?.get;
+    oDefineProperty(Navigator.prototype, 'modelContext', { get: getter, enumerable: true, configurable: true });
+  }
+
+  Object.assign(ns, { installLegacy });
+})();

@@ -1,0 +1,120 @@
+// The MAIN-world files (page/main/*.js) as the manifest lists them, run in a vm with a small
+// stand-in for the page (window, document, navigator as EventTargets; DOM classes as stubs): the
+// files' namespace is gone once they have run, and the legacy API, written once, behaves the same
+// on the polyfill's registry and on a native document.modelContext. The real DOM and Chromium's
+// own WebMCP are covered by tests/e2e/page_harness.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import vm from 'node:vm';
+
+const EXT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../extension');
+const MANIFEST = JSON.parse(readFileSync(path.join(EXT, 'manifest.json'), 'utf8'));
+const MAIN_FILES = MANIFEST.content_scripts.find((c) => c.world === 'MAIN').js;
+const NS = Symbol.for('webmcp-sidecar.main-world.files');
+
+/** A fake native document.modelContext: registerTool on its prototype, duplicates rejected later. */
+function nativeModelContext() {
+  const tools = new Map();
+  class ModelContext {
+    registerTool(tool, options = {}) {
+      if (tools.has(tool.name)) return Promise.reject(new DOMException('Duplicate tool name', 'InvalidStateError'));
+      tools.set(tool.name, tool);
+      options.signal?.addEventListener('abort', () => tools.delete(tool.name));
+      return Promise.resolve();
+    }
+  }
+  return { mc: new ModelContext(), tools };
+}
+
+/** Runs the MAIN-world files in a fresh page; `native` gives the document a modelContext. */
+function page({ native = null } = {}) {
+  class Stub {}
+  class Navigator {}
+  class Document extends EventTarget {}
+  const document = new Document();
+  Object.assign(document, { readyState: 'loading' });
+  if (native) document.modelContext = native;
+  const window = new EventTarget();
+  const posted = [];
+  window.addEventListener('webmcp-sidecar:page', (ev) => posted.push(JSON.parse(ev.detail)));
+  const stubs = {};
+  for (const name of ['Node', 'Element', 'HTMLElement', 'HTMLInputElement', 'HTMLTextAreaElement', 'HTMLSelectElement',
+    'HTMLOptionElement', 'HTMLFormElement', 'MutationObserver']) stubs[name] = class extends Stub {};
+  const ctx = vm.createContext({
+    ...stubs, window, document, Document, Navigator, navigator: new Navigator(), location: { origin: 'https://a.test' },
+    EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, queueMicrotask,
+  });
+  for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
+  return { ctx, window, document, posted, run: (code) => vm.runInContext(code, ctx) };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+const names = (p) => p.posted.filter((m) => m.type === 'tools').at(-1)?.tools.map((t) => `${t.name}:${t.source}`).sort();
+
+test('the manifest lists base.js first and start.js last', () => {
+  assert.equal(MAIN_FILES[0], 'page/main/base.js');
+  assert.equal(MAIN_FILES.at(-1), 'page/main/start.js');
+});
+
+test('once the files have run, the page cannot reach their namespace', () => {
+  for (const native of [null, nativeModelContext().mc]) {
+    const p = page({ native });
+    assert.equal(p.window[NS], undefined);
+    const ours = Object.getOwnPropertySymbols(p.window).filter((s) => s.description.startsWith('webmcp'));
+    assert.deepEqual(ours, [Symbol.for('webmcp-sidecar.main-world')]); // the marker only
+    assert.equal(typeof p.run('navigator.modelContext.registerTool'), 'function');
+  }
+});
+
+test('a second copy of the files leaves the page to the first', () => {
+  const p = page();
+  for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), p.ctx, { filename: f });
+  assert.equal(p.window[NS], undefined);
+  assert.equal(p.posted.filter((m) => m.type === 'ready').length, 1);
+});
+
+test('polyfill: the legacy API registers, provides, unregisters and clears in the one registry', async () => {
+  const p = page();
+  p.run(`document.modelContext.registerTool({ name: 'spec', description: 's', execute: () => 1 })`);
+  const h = p.run(`navigator.modelContext.registerTool({ name: 'one', description: 'o', execute: () => 1 })`);
+  await tick();
+  assert.deepEqual(names(p), ['one:legacy', 'spec:polyfill']);
+  const dup = (code) => assert.throws(() => p.run(code), (e) => e.name === 'InvalidStateError' && /Duplicate/.test(e.message));
+  dup(`navigator.modelContext.registerTool({ name: 'spec', description: 'x', execute() {} })`);
+  dup(`navigator.modelContext.provideContext({ tools: [{ name: 'one', description: 'x', execute() {} }] })`);
+  p.run(`navigator.modelContext.provideContext({ tools: [{ name: 'a', description: 'a', execute() {} }] })`);
+  p.run(`navigator.modelContext.provideContext({ tools: [{ name: 'b', description: 'b', execute() {} }] })`);
+  await tick();
+  assert.deepEqual(names(p), ['b:legacy', 'one:legacy', 'spec:polyfill']);
+  h.unregister();
+  p.run(`navigator.modelContext.registerTool({ name: 'one', description: 'again', execute: () => 2 })`);
+  h.unregister(); // an old handle does not take the new tool of that name
+  await tick();
+  assert.deepEqual(names(p), ['b:legacy', 'one:legacy', 'spec:polyfill']);
+  p.run(`navigator.modelContext.unregisterTool('b')`);
+  p.run(`navigator.modelContext.clearContext()`);
+  await tick();
+  assert.deepEqual(names(p), ['spec:polyfill']);
+});
+
+test('native: the legacy API goes through registerTool, and forgets a name the browser refused', async () => {
+  const { mc, tools } = nativeModelContext();
+  const p = page({ native: mc });
+  await mc.registerTool({ name: 'taken', description: 't', execute() {} }); // through the wrapper
+  p.run(`navigator.modelContext.registerTool({ name: 'one', description: 'o', execute: () => 1 })`);
+  p.run(`navigator.modelContext.registerTool({ name: 'taken', description: 'x', execute() {} })`);
+  await tick();
+  assert.deepEqual([...tools.keys()].sort(), ['one', 'taken']);
+  // Refused by the browser, so free again for the legacy API (and still a clash there).
+  p.run(`navigator.modelContext.registerTool({ name: 'taken', description: 'x', execute() {} })`);
+  p.run(`navigator.modelContext.provideContext({ tools: [{ name: 'c', description: 'c', execute() {} }] })`);
+  await tick();
+  assert.deepEqual([...tools.keys()].sort(), ['c', 'one', 'taken']);
+  p.run(`navigator.modelContext.clearContext()`);
+  assert.deepEqual([...tools.keys()], ['taken']);
+  assert.equal(p.posted.length, 0); // native tools need no channel
+});
