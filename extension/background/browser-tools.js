@@ -1,4 +1,4 @@
-// Browser tools (PRODUCT.md section 6): the worker side of `browser_call` messages from the host.
+// Browser tools: the worker side of `browser_call` messages from the host.
 // Each MCP session (the host's entry connection id) works in its own tabs, grouped and named
 // after its client; the side panel's agent uses the session id `panel`, which means "the tab the
 // user is looking at" (or `tab_id` when the call names one). Answers are `result` messages like

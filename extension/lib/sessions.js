@@ -1,4 +1,4 @@
-// Which MCP session owns which tabs (PRODUCT.md section 6): each MCP client session works in its
+// Which MCP session owns which tabs: each MCP client session works in its
 // own tabs (shown as a tab group named after the client), acts on its current tab by default, and
 // never on another session's tab unless asked. Pure bookkeeping: the worker feeds it browser
 // events (tab closed, replaced, opened from a session's tab) and does the chrome.* side.

@@ -1,4 +1,4 @@
-"""One turn of the agent (PRODUCT.md section 7): the model answers text (done) or tool calls
+"""One turn of the agent: the model answers text (done) or tool calls
 (run them one at a time, append the results, ask again), within the turn's limits.
 
 Events go to the panel as they happen through `emit`; Stop is the cancellation of the task that

@@ -1,4 +1,4 @@
-"""The system rules (PRODUCT.md section 7) and how page content is labelled for the model."""
+"""The system rules and how page content is labelled for the model."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Browser tools as MCP tools (PRODUCT.md section 6): tabs, navigate, snapshot, act by ref, read,
+"""Browser tools as MCP tools: tabs, navigate, snapshot, act by ref, read,
 screenshot, for any site, driven by the extension (chrome.debugger and page scripts).
 
 Each MCP session (this entry's connection to a host, `welcome.conn`) works in its own tabs, which

@@ -1,4 +1,4 @@
-"""The browser tools' definitions (PRODUCT.md section 6), as plain data.
+"""The browser tools' definitions, as plain data.
 
 Shared by the MCP entry (`entry/browser_tools.py`, which offers them to MCP clients) and the side
 panel's agent in the host (`agent/browser.py`, which offers them to the model and runs them
