@@ -1,6 +1,6 @@
 """The browser tools' definitions, as plain data.
 
-Shared by the MCP entry (`entry/browser_tools.py`, which offers them to MCP clients) and the side
+Shared by the MCP entry (`mcp_server/browser_tools.py`, which offers them to MCP clients) and the side
 panel's agent in the host (`agent/browser.py`, which offers them to the model and runs them
 with session `panel`, the tab the user looks at). No MCP SDK here: the host must not load it.
 """
