@@ -2,8 +2,7 @@
 
 __version__ = "0.1.0"
 
-HOST_NAME = "io.webmcp.sidecar"
-"""The native-messaging host name registered with the browser."""
+from webmcp_sidecar.wire.constants import HOST_NAME as HOST_NAME  # the one the browser knows
 
 EXTENSION_ID = "fafdbggbcpipbkecmkjnkpdagfobdohc"
 """Pinned by the `key` in extension/manifest.json, so it is the same on every machine."""

@@ -7,15 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from webmcp_sidecar.wire.constants import PANEL_TYPES  # plain data: the agent stays unloaded
+
 if TYPE_CHECKING:
     from webmcp_sidecar.agent.service import AgentService
     from webmcp_sidecar.native_host.app import Host
 
-# Kept in step with protocol.PANEL_TYPES (a unit test checks), without importing it here.
-PANEL_TYPES = (
-    "panel_hello", "panel_settings", "panel_key", "panel_chat", "panel_stop", "panel_confirm",
-    "panel_open", "panel_new", "panel_delete",
-)
 
 
 # Tool sources besides the active site's tools (browser tools, local MCP servers): each is a

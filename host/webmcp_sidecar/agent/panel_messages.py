@@ -14,6 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter
 
 from webmcp_sidecar.agent.settings import Settings
 
+# The type lists are written once in wire/constants.py (the hook and the extension use them);
+# tests/unit/test_generated.py checks them against the models below.
+from webmcp_sidecar.wire.constants import AGENT_TYPES as AGENT_TYPES
+from webmcp_sidecar.wire.constants import PANEL_TYPES as PANEL_TYPES
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="ignore")
@@ -93,10 +98,6 @@ PanelMessage = Annotated[
     Field(discriminator="type"),
 ]
 panel_message: TypeAdapter[PanelMessage] = TypeAdapter(PanelMessage)
-PANEL_TYPES = (
-    "panel_hello", "panel_settings", "panel_key", "panel_chat", "panel_stop", "panel_confirm",
-    "panel_open", "panel_new", "panel_delete",
-)
 
 # --- conversation items (what the panel shows) ------------------------------------------------
 
@@ -279,4 +280,3 @@ class AgentError(_Model):
     message: str
 
 
-AGENT_TYPES = ("agent_state", "agent_keys", "agent_conversation", "agent_event", "agent_error")

@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-MAX_TO_BROWSER = 1024 * 1024
-MAX_FROM_BROWSER = 64 * 1024 * 1024
-MAX_SOCKET_FRAME = 256 * 1024 * 1024
-MAX_REASSEMBLED = 256 * 1024 * 1024
+from webmcp_sidecar.wire.constants import (
+    MAX_FROM_BROWSER,
+    MAX_REASSEMBLED,
+    MAX_TO_BROWSER,
+)
 
 NATIVE_ORDER = "<" if sys.byteorder == "little" else ">"
 _HEADER = {"native": struct.Struct(NATIVE_ORDER + "I"), "little": struct.Struct("<I")}

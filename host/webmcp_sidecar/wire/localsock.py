@@ -29,7 +29,8 @@ from webmcp_sidecar.paths import (
     ensure_socket_dir,
     socket_dir,
 )
-from webmcp_sidecar.wire.codec import MAX_SOCKET_FRAME, header
+from webmcp_sidecar.wire.codec import header
+from webmcp_sidecar.wire.constants import MAX_SOCKET_FRAME
 
 _HDR = header("little")
 USE_UNIX = sys.platform != "win32"

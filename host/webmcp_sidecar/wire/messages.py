@@ -16,18 +16,21 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from webmcp_sidecar.wire.constants import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_TIMEOUT_MS,
+    MAX_SCHEMA_BYTES,
+    MAX_SCHEMA_DEPTH,
+    TOOL_NAME_PATTERN,
+    ErrorCode,
+    ToolSource,
+)
+
 log = logging.getLogger(__name__)
 
-# WebMCP's own rule for tool names.
-TOOL_NAME_PATTERN = r"^[A-Za-z0-9_.\-]{1,128}$"
-ToolSource = Literal["native", "polyfill", "legacy", "declarative", "skill", "browser"]
-
-# Page data in a tool, as extension/lib/limits.js caps it (the host checks again): nesting of
-# objects/arrays (the value itself is level 1), and compact UTF-8 JSON bytes, of each of a tool's
-# schemas and of its annotations. Deeper data breaks JSON encoders (pydantic's stops at ~254
-# levels, so a 130-level schema used to end every MCP entry on tools/list).
-MAX_SCHEMA_DEPTH = 32
-MAX_SCHEMA_BYTES = 64 * 1024
+# Page data in a tool is capped as the extension caps it (the host checks again): nesting of
+# objects/arrays, and compact UTF-8 JSON bytes, of each of a tool's schemas and of its
+# annotations (a 130-level schema used to end every MCP entry on tools/list).
 _CAPPED_FIELDS = ("inputSchema", "outputSchema", "annotations")
 
 
@@ -182,8 +185,8 @@ class Call(_Model):
     site: str
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
-    timeout_ms: int = 60_000
-    max_bytes: int = 16 * 1024 * 1024
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+    max_bytes: int = DEFAULT_MAX_BYTES
 
 
 class Cancel(_Model):
@@ -195,21 +198,6 @@ class OpenUrl(_Model):
     type: Literal["open_url"] = "open_url"
     id: str
     url: str
-
-
-ErrorCode = Literal[
-    "no_extension",  # host has no browser connected
-    "no_tab",  # no live tab of the site
-    "not_found",  # the site has no such tool
-    "invalid_args",
-    "page_error",  # the tool threw / returned an error
-    "timeout",
-    "cancelled",
-    "too_large",
-    "tab_closed",  # the tab went away mid-call
-    "bad_request",
-    "internal",
-]
 
 
 class CallError(_Model):
@@ -257,7 +245,16 @@ class Hello(_Model):
     type: Literal["hello"] = "hello"
     extension_version: str
     browser: str = ""
-    protocol: int = 1
+    protocol: int = 1  # `PROTOCOL_VERSION`; the host answers `HostHello` and checks it
+
+
+class HostHello(_Model):
+    """The host's answer to `Hello`: its protocol, so the worker can say plainly when the two do
+    not match (and then routes nothing). A host that does not match refuses the extension too."""
+
+    type: Literal["host_hello"] = "host_hello"
+    protocol: int
+    host_version: str = ""
 
 
 class Log(_Model):
@@ -276,7 +273,7 @@ class EntryHello(_Model):
     client: str = ""
     pid: int = 0
     token: str = ""  # the endpoint's token where the link is loopback TCP (Windows)
-    protocol: int = 1
+    protocol: int = 1  # `PROTOCOL_VERSION`; a host that does not match refuses every call
 
 
 class SessionInfo(_Model):
@@ -312,7 +309,7 @@ class BrowserCall(_Model):
     session: str
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
-    timeout_ms: int = 60_000
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
     tab_id: int | None = None  # session `panel` only
 
 
@@ -333,6 +330,7 @@ class Welcome(_Model):
     host_id: str
     conn: str
     pid: int
+    protocol: int = 1  # the host's `PROTOCOL_VERSION` (hosts from before the check spoke 1)
     browser: str = ""
     extension_origin: str = ""
     extension_version: str | None = None

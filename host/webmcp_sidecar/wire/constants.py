@@ -1,0 +1,116 @@
+"""Everything the extension shares with the host, written once.
+
+The Python code imports these; the extension gets them from files made by
+`python -m webmcp_sidecar.wire.gen_js` (extension/lib/generated/protocol.js, and classic scripts
+for the content scripts, which cannot import modules). The generated files are committed (the
+extension needs no build) and tests/unit/test_generated.py fails when one is stale.
+
+Plain data only: no imports from the rest of the package, so anything may import this.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+# Bump when a message changes shape or meaning. The extension and the host compare it at the
+# handshake (`hello` / `host_hello`), the MCP entry and the host at theirs (`entry_hello` /
+# `welcome`); on a mismatch neither side routes calls, and both say how to fix it.
+PROTOCOL_VERSION = 1
+
+# --- names ---------------------------------------------------------------------------------
+HOST_NAME = "io.webmcp.sidecar"  # the native-messaging host the installer registers
+PAGE_PORT_NAME = "webmcp-page"  # content script <-> service worker, one port per frame
+PANEL_PORT_NAME = "webmcp-panel"  # side panel <-> service worker
+
+# --- frames (native messaging and the local socket) ----------------------------------------
+MiB = 1024 * 1024
+# Chrome kills the native port on a bigger host->browser frame: the host splits (`chunk`).
+MAX_TO_BROWSER = 1 * MiB
+# Chrome refuses browser->host frames over 64 MiB; the worker splits above half of it.
+MAX_FROM_BROWSER = 64 * MiB
+BROWSER_TO_HOST_SPLIT = 32 * MiB
+MAX_SOCKET_FRAME = 256 * MiB
+# The largest message either side joins back from chunks.
+MAX_REASSEMBLED = 256 * MiB
+
+# --- what a page may put into the chain (the extension cuts, the host checks again) ---------
+# Nesting of objects/arrays in one tool's inputSchema, outputSchema or annotations; the value
+# itself is level 1. Deeper data breaks JSON encoders (pydantic's stops at ~254 levels).
+MAX_SCHEMA_DEPTH = 32
+# Compact JSON (UTF-8) of one tool's inputSchema, and separately of its annotations.
+MAX_SCHEMA_BYTES = 64 * 1024
+# Tools one frame may report (the rest are dropped) and one site may offer (the rest are cut,
+# and the site says so).
+MAX_TOOLS_PER_FRAME = 256
+MAX_TOOLS_PER_SITE = 256
+# Compact JSON (UTF-8) of all of one site's tool definitions together (and of one frame's).
+MAX_SITE_BYTES = 1 * MiB
+# A tool's description and title are cut to these many characters.
+MAX_DESCRIPTION = 8 * 1024
+MAX_TITLE = 256
+# `site_tools` per site: this many at once, then one per interval; the last state always goes.
+SITE_UPDATE_BURST = 4
+SITE_UPDATE_INTERVAL_MS = 500
+
+# WebMCP's own rule for tool names (a JS RegExp source as well as a Python one).
+TOOL_NAME_PATTERN = r"^[A-Za-z0-9_.\-]{1,128}$"
+ToolSource = Literal["native", "polyfill", "legacy", "declarative", "skill", "browser"]
+TOOL_SOURCES: tuple[str, ...] = get_args(ToolSource)
+
+# --- calls ---------------------------------------------------------------------------------
+DEFAULT_TIMEOUT_MS = 60_000
+# A site call may not ask for more than a day (anything longer is a bug upstream); a browser
+# tool call, ten minutes.
+MAX_TIMEOUT_MS = 24 * 3600 * 1000
+MAX_BROWSER_TIMEOUT_MS = 10 * 60_000
+DEFAULT_MAX_BYTES = 16 * MiB
+
+# --- errors: `result.error.code`, stable; each with what it means in plain words ------------
+ErrorCode = Literal[
+    "no_extension",
+    "no_tab",
+    "not_found",
+    "invalid_args",
+    "page_error",
+    "timeout",
+    "cancelled",
+    "too_large",
+    "tab_closed",
+    "bad_request",
+    "internal",
+]
+ERROR_TEXTS: dict[ErrorCode, str] = {
+    "no_extension": "The browser is not connected to the host.",
+    "no_tab": "No tab of the site is open.",
+    "not_found": "There is no such tool (or element) now.",
+    "invalid_args": "The arguments are not what the tool accepts.",
+    "page_error": "The page's tool failed.",
+    "timeout": "The page did not answer in time.",
+    "cancelled": "The call was cancelled.",
+    "too_large": "The result is larger than allowed.",
+    "tab_closed": "The tab running the call was closed before the tool answered.",
+    "bad_request": "The request was malformed or not allowed.",
+    "internal": "WebMCP Sidecar failed.",
+}
+ERROR_CODES: tuple[str, ...] = get_args(ErrorCode)
+assert set(ERROR_TEXTS) == set(ERROR_CODES), "every error code has its text"
+
+
+# On a protocol mismatch: the panel's status, both logs, and what MCP clients are told.
+VERSION_MISMATCH = (
+    "The extension (protocol {extension}) and the host (protocol {host}) don't match: "
+    "update/reinstall the host with `webmcp-sidecar install` or update the extension."
+)
+ENTRY_MISMATCH = (
+    "The MCP server (protocol {entry}) and the browser's host (protocol {host}) don't match: "
+    "they come from different versions of WebMCP Sidecar. Reinstall it (`webmcp-sidecar "
+    "install`), then restart the browser and the MCP client."
+)
+
+
+# --- the side panel's messages (models in agent/panel_messages.py) --------------------------
+PANEL_TYPES = (
+    "panel_hello", "panel_settings", "panel_key", "panel_chat", "panel_stop", "panel_confirm",
+    "panel_open", "panel_new", "panel_delete",
+)  # fmt: skip
+AGENT_TYPES = ("agent_state", "agent_keys", "agent_conversation", "agent_event", "agent_error")
