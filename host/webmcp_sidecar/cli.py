@@ -56,14 +56,10 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0].startswith("chrome-extension://"):
-        from webmcp_sidecar.native_host.app import main as host_main
-
-        return host_main(argv[0])
+        return _run_host(argv[0])
     args = _parser().parse_args(argv)
     if args.cmd == "host":
-        from webmcp_sidecar.native_host.app import main as host_main
-
-        return host_main(args.origin)
+        return _run_host(args.origin)
     if args.cmd == "mcp":
         return _run_mcp(args)
     if args.cmd == "keys":
@@ -83,6 +79,15 @@ def main(argv: list[str] | None = None) -> int:
 
         return demo_main(args)
     return 2
+
+
+def _run_host(origin: str) -> int:
+    # The host and the side panel's agent meet here: the agent depends only on
+    # `agent.port.HostPort`, and its hook is light (the agent loads on first panel use).
+    from webmcp_sidecar.agent.hook import install as install_agent
+    from webmcp_sidecar.native_host.app import main as host_main
+
+    return host_main(origin, plugins=[install_agent])
 
 
 def _run_mcp(args: argparse.Namespace) -> int:

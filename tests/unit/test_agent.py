@@ -261,6 +261,14 @@ def test_hook_types_match_the_protocol():
     assert hook.PANEL_TYPES == protocol.PANEL_TYPES
 
 
+def test_the_host_implements_the_agents_port():
+    from webmcp_sidecar.agent.port import HostPort
+    from webmcp_sidecar.native_host.app import Host
+
+    assert isinstance(Host("chrome-extension://x/", None), HostPort)  # type: ignore[arg-type]
+    assert not isinstance(object(), HostPort)
+
+
 def test_the_host_starts_without_the_provider_sdks():
     import subprocess
     import sys

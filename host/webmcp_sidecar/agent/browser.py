@@ -8,18 +8,21 @@ tab, which the user chose; it may still navigate it.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webmcp_sidecar.agent.toolset import Target, ToolFailed, ToolSpec
 from webmcp_sidecar.tools import uploads
 from webmcp_sidecar.tools.browser_tools import TOOLS
+
+if TYPE_CHECKING:
+    from webmcp_sidecar.agent.port import HostPort
 
 _NOT_FOR_PANEL = frozenset({"tabs", "tab_open", "tab_select", "tab_close"})
 _LOCAL_FILES = frozenset(t.name for t in TOOLS if t.local_files)
 
 
 class BrowserToolProvider:
-    def __init__(self, host: Any) -> None:
+    def __init__(self, host: HostPort) -> None:
         self.host = host
 
     def specs(self, target: Target) -> list[ToolSpec]:

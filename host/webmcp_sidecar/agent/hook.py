@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from webmcp_sidecar.wire.constants import PANEL_TYPES  # plain data: the agent stays unloaded
 
 if TYPE_CHECKING:
+    from webmcp_sidecar.agent.port import HostPort
     from webmcp_sidecar.agent.service import AgentService
-    from webmcp_sidecar.native_host.app import Host
 
 
 
@@ -24,7 +24,8 @@ def add_tool_provider(provider: Any) -> None:
     tool_providers.append(provider)
 
 
-def install(host: Host) -> None:
+def install(host: HostPort) -> None:
+    """Composed with the host by `cli.py` (the host never imports the agent)."""
     service: AgentService | None = None
 
     def handle(raw: dict[str, Any], payload: bytes) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -22,6 +22,9 @@ from webmcp_sidecar.agent.providers.base import ProviderError
 from webmcp_sidecar.agent.toolset import ToolFailed, ToolSpec
 from webmcp_sidecar.tools.validation import check_arguments_async, schema_key
 from webmcp_sidecar.wire.codec import dumps
+
+if TYPE_CHECKING:
+    from webmcp_sidecar.agent.port import HostPort
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +40,7 @@ class RunningTurn:
 
 
 class AgentService:
-    def __init__(self, host: Any, tool_providers: list[Any] | None = None) -> None:
+    def __init__(self, host: HostPort, tool_providers: list[Any] | None = None) -> None:
         self.host = host
         self.tool_providers = tool_providers if tool_providers is not None else []
         self.settings = settings.load()
@@ -263,7 +266,7 @@ def _precheck(ts: toolset.Toolset) -> Any:
     return check
 
 
-async def run_call(host: Any, call: dict[str, Any], spec: ToolSpec, args: dict[str, Any],
+async def run_call(host: HostPort, call: dict[str, Any], spec: ToolSpec, args: dict[str, Any],
                    timeout: float) -> str:
     """Check `args`, send `call` (a site tool's `call` or a `browser_call`) through the host, and
     return the result as the model reads it; raise ToolFailed with a plain message otherwise."""

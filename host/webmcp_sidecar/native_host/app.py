@@ -15,7 +15,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import ValidationError
@@ -64,6 +64,9 @@ HELLO_TIMEOUT = 10.0
 # A handler for browser messages of one type that the host itself acts on (e.g. the side
 # panel's agent): gets the decoded message and its frame bytes.
 Handler = Callable[[dict[str, Any], bytes], None]
+# A part of the host composed into it at start (`cli.py` adds the side panel's agent): gets the
+# Host once it exists and registers its `handlers`. Host implements `agent.port.HostPort`.
+Plugin = Callable[["Host"], None]
 
 
 class Host:
@@ -351,15 +354,12 @@ def _short(e: Exception) -> str:
     return text if len(text) < 300 else text[:300] + "..."
 
 
-async def run(origin: str) -> int:
+async def run(origin: str, plugins: Iterable[Plugin] = ()) -> int:
     """Serve until the browser closes our stdin."""
     reader, writer = await open_stdio()
     host = Host(origin, writer)
-    from webmcp_sidecar.agent.hook import (
-        install as install_agent,  # light: the agent loads on first panel use
-    )
-
-    install_agent(host)
+    for plugin in plugins:
+        plugin(host)
     server: asyncio.AbstractServer | None = None
     endpoint: localsock.Endpoint | None = None
     try:
@@ -408,7 +408,7 @@ async def pump_browser(reader: FrameReader, host: Host) -> None:
     log.info("stdin closed: the browser disconnected")
 
 
-def main(origin: str) -> int:
+def main(origin: str, plugins: Iterable[Plugin] = ()) -> int:
     from webmcp_sidecar import logs
 
     logs.setup("host")
@@ -419,7 +419,7 @@ def main(origin: str) -> int:
             file=sys.stderr,
         )
     try:
-        return asyncio.run(run(origin))
+        return asyncio.run(run(origin, plugins))
     except Exception:
         log.exception("host crashed")
         return 1
