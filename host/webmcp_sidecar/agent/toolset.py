@@ -7,14 +7,12 @@ name may have dots or be longer, so it is mapped, and the map is kept to route c
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from webmcp_sidecar.tools import naming, schemas
 from webmcp_sidecar.wire.messages import Tool
-
-_BAD = re.compile(r"[^A-Za-z0-9_-]")
 
 
 @dataclass(frozen=True)
@@ -65,25 +63,6 @@ class ToolFailed(Exception):
         self.code = code
 
 
-def model_name(name: str, taken: set[str]) -> str:
-    base = _BAD.sub("_", name)[:64] or "tool"
-    out, n = base, 2
-    while out in taken:
-        suffix = f"_{n}"
-        out = base[: 64 - len(suffix)] + suffix
-        n += 1
-    taken.add(out)
-    return out
-
-
-def _parameters(schema: dict[str, Any] | None) -> dict[str, Any]:
-    if not isinstance(schema, dict) or schema.get("type") != "object":
-        return {"type": "object", "properties": {}}
-    out = dict(schema)
-    out.setdefault("properties", {})
-    return out
-
-
 @dataclass
 class Toolset:
     specs: list[ToolSpec] = field(default_factory=list)
@@ -100,15 +79,15 @@ def build(target: Target, site_tools: list[Tool], extra: list[ToolProvider]) -> 
     for t in site_tools:
         desc = t.description or t.title or t.name
         specs.append(ToolSpec(
-            name=model_name(t.name, taken), description=desc[:4000],
-            parameters=_parameters(t.inputSchema),
+            name=naming.unique_name(t.name, taken), description=desc[:4000],
+            parameters=schemas.object_schema(t.inputSchema),
             read_only=bool(t.annotations and t.annotations.readOnlyHint), site=site, tool=t.name,
             origin="page",
         ))
     ts = Toolset(specs)
     for provider in extra:
         for spec in provider.specs(target):
-            name = model_name(spec.name, taken)
+            name = naming.unique_name(spec.name, taken)
             spec = dataclasses.replace(spec, name=name)
             ts.specs.append(spec)
             ts.providers[name] = provider

@@ -30,15 +30,9 @@ from webmcp_sidecar.mcp_server.browser_tools import BrowserSide, client_name
 from webmcp_sidecar.mcp_server.config import EntryConfig
 from webmcp_sidecar.mcp_server.hosts import HostGone, HostPool, notice_log
 from webmcp_sidecar.mcp_server.results import error_result, scrub, text_result, to_call_result
-from webmcp_sidecar.mcp_server.site_tools import (
-    EMPTY_SCHEMA,
-    SiteToolRef,
-    meta_tools,
-    site_tool,
-    why_skipped,
-)
+from webmcp_sidecar.mcp_server.site_tools import SiteToolRef, meta_tools, site_tool, why_skipped
 from webmcp_sidecar.mcp_server.stdio import fast_stdio_server
-from webmcp_sidecar.tools import naming
+from webmcp_sidecar.tools import naming, schemas
 from webmcp_sidecar.tools.validation import check_arguments_async, schema_key
 from webmcp_sidecar.wire.messages import loggable
 
@@ -238,7 +232,7 @@ class Entry:
                         "name": t.name,
                         "mcp_name": by_name.get((site, t.name)),
                         "description": t.description,
-                        "inputSchema": t.inputSchema or EMPTY_SCHEMA,
+                        "inputSchema": t.inputSchema or schemas.empty(),
                         "annotations": t.annotations.model_dump(exclude_none=True)
                         if t.annotations
                         else {},

@@ -15,11 +15,11 @@ from pydantic import ValidationError
 
 from webmcp_sidecar.mcp_server.hosts import HostLink
 from webmcp_sidecar.mcp_server.results import scrub
+from webmcp_sidecar.tools import schemas
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.messages import validation_reason
 
 META = "io.webmcp.sidecar/"
-EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 @dataclass(frozen=True)
@@ -94,9 +94,7 @@ def _annotations(tool: m.Tool) -> types.ToolAnnotations | None:
 
 
 def mcp_tool(name: str, site: str, tool: m.Tool, link: HostLink) -> types.Tool:
-    schema = tool.inputSchema if isinstance(tool.inputSchema, dict) else None
-    if not schema or schema.get("type") != "object":
-        schema = EMPTY_SCHEMA if not schema else {"type": "object", **schema}
+    schema = schemas.object_schema(tool.inputSchema)
     desc = tool.description.strip() or tool.name
     # Annotations come from the page: a claim, as the output is untrusted content.
     claims = ", and its annotations (readOnlyHint etc.) are the page's own claims" if (

@@ -1,6 +1,8 @@
-"""MCP tool names for site tools: readable, deterministic, collision-free.
+"""Model-facing tool names: readable, deterministic, collision-free.
 
-The strictest clients accept `^[A-Za-z0-9_-]{1,64}$` (Anthropic's API; Cursor rejects dots).
+The strictest clients accept `^[A-Za-z0-9_-]{1,64}$` (Anthropic's API; Cursor rejects dots), so
+the MCP server's names for site tools and the side panel agent's names for the model both go
+through `sanitize`.
 `mail.163.com` + `search.emails` -> `mail_163_com__search_emails`. When two (site, tool) pairs map
 to the same name, the pair whose tool name needed no change keeps it and the others get a short
 hash of their original names; names over 64 characters are cut and hashed the same way.
@@ -18,14 +20,32 @@ _BAD = re.compile(r"[^A-Za-z0-9_-]+")
 SEP = "__"
 
 
+def sanitize(text: str) -> str:
+    """Each run of characters a name may not have becomes one `_`, none at the ends; may be
+    empty (callers put their own fallback)."""
+    return _BAD.sub("_", text).strip("_")
+
+
 def site_slug(site: str) -> str:
     """`mail.163.com` -> `mail_163_com`, `localhost:8080` -> `localhost_8080`."""
-    slug = _BAD.sub("_", site.lower()).strip("_")
-    return slug or "site"
+    return sanitize(site.lower()) or "site"
 
 
 def tool_slug(name: str) -> str:
-    return _BAD.sub("_", name).strip("_") or "tool"
+    return sanitize(name) or "tool"
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """`name` made valid (at most MAX_LEN) and not in `taken`, which it is added to: `_2`,
+    `_3`... on a clash (the side panel's agent, which keeps the map to route calls back)."""
+    base = tool_slug(name)[:MAX_LEN]
+    out, n = base, 2
+    while out in taken:
+        suffix = f"_{n}"
+        out = base[: MAX_LEN - len(suffix)] + suffix
+        n += 1
+    taken.add(out)
+    return out
 
 
 def _digest(site: str, tool: str) -> str:
