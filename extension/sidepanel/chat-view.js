@@ -110,6 +110,7 @@ export class ChatView {
   onError(msg) {
     if (this.chat.running === 'pending') this.chat.running = null; // the request never started a turn
     else if (msg.message.startsWith('The host disconnected')) this.chat.running = null;
+    /** @type {import('../lib/chat-events.js').NoticeItem} */
     const item = { key: `e${Date.now()}`, kind: 'notice', text: msg.message, level: 'error' };
     this.chat.items.push(item);
     if (this.list.querySelector('.empty')) this.list.replaceChildren();
@@ -214,7 +215,7 @@ export class ChatView {
 
   renderItem(item) {
     const old = this.nodes.get(item.key);
-    if (old && item.kind === 'assistant') {
+    if (old?.firstChild && item.kind === 'assistant') {
       // Streaming: grow the bubble in place (no new node per token, the selection survives).
       old.firstChild.textContent = item.text;
       return;
@@ -237,6 +238,7 @@ export class ChatView {
 
   card(item) {
     const preview = argsPreview(item.args);
+    /** @type {HTMLElement[]} */
     const body = [
       h('details', { class: 'section', open: item.state === 'confirm' },
         h('summary', {}, 'Arguments'), h('pre', { text: pretty(item.args) })),
@@ -246,6 +248,7 @@ export class ChatView {
     } else if (item.state === 'error' || item.state === 'denied') {
       body.push(h('div', { class: 'card-error', text: item.error ?? '' }));
     }
+    /** @type {(HTMLElement|null)[]|null} */
     let actions = null;
     if (item.state === 'confirm') {
       const turn = item.turn_id ?? this.chat.running;

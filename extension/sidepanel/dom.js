@@ -3,10 +3,11 @@
 /**
  * Creates an element. props: class, text, title, on: {event: handler}, and any attribute
  * (aria-*, data-*, type, value...). Children: nodes, strings, arrays, null/false (skipped).
- * @param {string} tag
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag typed by its tag: h('select') is an HTMLSelectElement
  * @param {Record<string, any>} [props]
  * @param {...any} children
- * @returns {HTMLElement}
+ * @returns {HTMLElementTagNameMap[K]}
  */
 export function h(tag, props = {}, ...children) {
   const el = document.createElement(tag);
@@ -21,6 +22,19 @@ export function h(tag, props = {}, ...children) {
     } else el.setAttribute(k, v === true ? '' : String(v));
   }
   append(el, children);
+  return el;
+}
+
+/**
+ * An element of the panel's own page (index.html), which is always there: a missing one is a
+ * bug in the page, so it fails loudly here rather than as a null dereference later.
+ * @param {string} selector
+ * @param {ParentNode} [root]
+ * @returns {HTMLElement}
+ */
+export function one(selector, root = document) {
+  const el = root.querySelector(selector);
+  if (!(el instanceof HTMLElement)) throw new Error(`the side panel has no ${selector}`);
   return el;
 }
 

@@ -65,8 +65,8 @@ export class InspectorView {
 
   applyFilter() {
     const q = this.filter.value.trim().toLowerCase();
-    for (const block of this.list.querySelectorAll('.tool-block')) {
-      block.hidden = !!q && !block.dataset.search.includes(q);
+    for (const block of /** @type {NodeListOf<HTMLElement>} */ (this.list.querySelectorAll('.tool-block'))) {
+      block.hidden = !!q && !(block.dataset.search ?? '').includes(q);
     }
   }
 

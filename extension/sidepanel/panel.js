@@ -5,7 +5,7 @@
 import { pickTarget } from '../lib/target-tab.js';
 import { siteOf } from '../lib/site.js';
 import { ChatView } from './chat-view.js';
-import { h } from './dom.js';
+import { h, one } from './dom.js';
 import { InspectorView } from './inspector-view.js';
 import { LogView } from './log-view.js';
 import { SessionsView } from './sessions-view.js';
@@ -41,11 +41,11 @@ export const app = {
 };
 
 const views = {
-  chat: new ChatView(document.getElementById('view-chat'), app),
-  inspector: new InspectorView(document.getElementById('view-inspector'), app),
-  log: new LogView(document.getElementById('view-log'), app, document.getElementById('log-count')),
-  sessions: new SessionsView(document.getElementById('view-sessions')),
-  settings: new SettingsView(document.getElementById('view-settings'), app),
+  chat: new ChatView(one('#view-chat'), app),
+  inspector: new InspectorView(one('#view-inspector'), app),
+  log: new LogView(one('#view-log'), app, one('#log-count')),
+  sessions: new SessionsView(one('#view-sessions')),
+  settings: new SettingsView(one('#view-settings'), app),
 };
 
 // --- the port ------------------------------------------------------------------------------
@@ -101,14 +101,14 @@ function onMessage(msg) {
 // --- header: connection and target tab ------------------------------------------------------
 
 function showConnection(status) {
-  const el = document.getElementById('conn');
+  const el = one('#conn');
   const state = status ? (status.connected ? 'connected' : status.state) : 'disconnected';
   el.dataset.state = state;
   const clients = status?.mcpClients?.length ?? 0;
   const label = state === 'connected'
     ? `Host connected${clients ? ` · ${clients} MCP client${clients > 1 ? 's' : ''}` : ''}`
     : state === 'connecting' ? 'Connecting to the host…' : 'Host not connected';
-  el.querySelector('.label').textContent = label;
+  one('.label', el).textContent = label;
   el.title = status?.hint ?? label;
 }
 
@@ -125,7 +125,7 @@ async function refreshTarget() {
 }
 
 function showTarget() {
-  const el = document.getElementById('target');
+  const el = one('#target');
   const site = app.targetSite();
   const tools = app.siteTools(site);
   el.replaceChildren(
@@ -149,14 +149,14 @@ chrome.windows?.onFocusChanged?.addListener(scheduleTarget);
 
 // --- tabs (keyboard: arrows within the tab list, Alt+1..5 anywhere) --------------------------
 
-const tabButtons = [...document.querySelectorAll('[role="tab"]')];
+const tabButtons = [.../** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('[role="tab"]'))];
 
 function selectTab(button, focus = false) {
   for (const b of tabButtons) {
     const on = b === button;
     b.setAttribute('aria-selected', String(on));
     b.tabIndex = on ? 0 : -1;
-    document.getElementById(b.getAttribute('aria-controls')).hidden = !on;
+    one(`#${b.getAttribute('aria-controls')}`).hidden = !on;
   }
   if (focus) button.focus();
   const name = button.id.replace('tab-', '');
@@ -166,7 +166,7 @@ function selectTab(button, focus = false) {
 }
 
 for (const b of tabButtons) b.addEventListener('click', () => selectTab(b));
-document.querySelector('.tabs').addEventListener('keydown', (e) => {
+one('.tabs').addEventListener('keydown', (e) => {
   const i = tabButtons.indexOf(/** @type {any} */ (document.activeElement));
   if (i < 0) return;
   const next = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : e.key === 'Home' ? 0

@@ -4,6 +4,25 @@
 import { h } from './dom.js';
 
 export class SettingsView {
+  // The form's controls: render() makes them on the first agent_state, and nothing reads them
+  // before that (the handlers that do are theirs; the others check `state` or the element).
+  /** @type {HTMLSelectElement} */ providerSel;
+  /** @type {HTMLInputElement} */ model;
+  /** @type {HTMLInputElement} */ baseUrl;
+  /** @type {HTMLElement} */ note;
+  /** @type {HTMLElement} */ keyState;
+  /** @type {HTMLInputElement} */ keyInput;
+  /** @type {HTMLButtonElement} */ saveKeyBtn;
+  /** @type {HTMLButtonElement} */ deleteKeyBtn;
+  /** @type {HTMLElement} */ keyMsg;
+  /** @type {HTMLElement} */ keyring;
+  /** @type {HTMLSelectElement} */ toolMode;
+  /** @type {HTMLInputElement} */ maxCalls;
+  /** @type {HTMLInputElement} */ callTimeout;
+  /** @type {HTMLInputElement} */ turnTimeout;
+  /** @type {HTMLElement} */ saveMsg;
+  /** @type {HTMLElement} */ convCount;
+
   /** @param {HTMLElement} root @param {any} app */
   constructor(root, app) {
     this.app = app;
@@ -165,6 +184,7 @@ export class SettingsView {
 
   saveKey() {
     const provider = this.providerSel.value;
+    /** @type {string|null} */
     let key = this.keyInput.value.trim();
     // Forget it here at once: the field, then our copy once it is on its way.
     this.keyInput.value = '';
@@ -181,6 +201,7 @@ export class SettingsView {
 
   save() {
     const provider = this.providerSel.value;
+    /** @type {[HTMLInputElement, string][]} */
     const numbers = [[this.maxCalls, 'Tool calls per turn'], [this.callTimeout, 'Seconds per call'], [this.turnTimeout, 'Seconds per turn']];
     for (const [input, label] of numbers) {
       if (!input.checkValidity() || input.value === '') {
@@ -191,7 +212,7 @@ export class SettingsView {
     providers[provider] = { model: this.model.value.trim(), base_url: this.baseUrl.value.trim() };
     const settings = {
       provider, providers,
-      mode: this.form.querySelector('input[name="mode"]:checked')?.value ?? 'confirm',
+      mode: /** @type {HTMLInputElement|null} */ (this.form.querySelector('input[name="mode"]:checked'))?.value ?? 'confirm',
       tool_mode: this.toolMode.value,
       max_tool_calls: Number(this.maxCalls.value),
       call_timeout_s: Number(this.callTimeout.value),
