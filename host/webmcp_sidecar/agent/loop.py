@@ -22,6 +22,7 @@ from webmcp_sidecar.agent.providers.base import Calls, Provider, ProviderError, 
 from webmcp_sidecar.agent.rules import untrusted_result
 from webmcp_sidecar.agent.settings import Settings
 from webmcp_sidecar.agent.toolset import ToolFailed, Toolset, ToolSpec
+from webmcp_sidecar.wire.pending import PendingRequests
 
 # What the model gets of one result, and what the panel shows of it.
 MAX_RESULT_TO_MODEL = 100_000
@@ -51,7 +52,7 @@ class TurnContext:
     precheck: Precheck | None = None
     tab_site: str | None = None  # the site of the panel's tab when the turn began
     tab_moved: bool = False  # a browser tool may have taken the tab to another page this turn
-    confirms: dict[str, asyncio.Future[bool]] = field(default_factory=dict)
+    confirms: PendingRequests[bool] = field(default_factory=PendingRequests)  # by call id
     stats: p.TurnStats = field(default_factory=p.TurnStats)
 
 
@@ -100,9 +101,7 @@ async def run_turn(ctx: TurnContext, user_text: str) -> str:
         reason = "error"
         _error(ctx, e.code, e.message)
     finally:
-        for fut in ctx.confirms.values():
-            fut.cancel()
-        ctx.confirms.clear()
+        ctx.confirms.cancel_all()
         for item in ctx.items:
             if isinstance(item, p.ToolItem) and item.state in ("running", "confirm"):
                 item.state, item.error = "error", "Stopped before it finished."
@@ -208,16 +207,14 @@ async def _one_call(ctx: TurnContext, call: ToolCall, ready_at: float,
         item.state = "confirm"
         ctx.emit(p.ConfirmEvent(call_id=call.id, reason=decision.reason or None))
         loop = asyncio.get_running_loop()
-        fut: asyncio.Future[bool] = loop.create_future()
-        ctx.confirms[call.id] = fut
+        ctx.confirms.open(call.id)
         # The user's thinking time does not count against the turn's limit: the clock stops.
         when = deadline.when()
         left = None if when is None else when - loop.time()
         deadline.reschedule(None)
         try:
-            run = await fut
+            run = await ctx.confirms.wait(call.id)
         finally:
-            ctx.confirms.pop(call.id, None)
             if left is not None:
                 deadline.reschedule(loop.time() + left)
         if not run:

@@ -185,9 +185,7 @@ class AgentService:
         t = self.turn
         if t is None or t.id != msg.turn_id or t.ctx is None:
             return
-        fut = t.ctx.confirms.get(msg.call_id)
-        if fut is not None and not fut.done():
-            fut.set_result(msg.run)
+        t.ctx.confirms.resolve(msg.call_id, msg.run)
 
     def _chat(self, msg: p.PanelChat) -> None:
         if self.turn is not None:

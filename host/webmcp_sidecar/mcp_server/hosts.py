@@ -24,6 +24,7 @@ from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import FrameError, dumps, parse_payload
 from webmcp_sidecar.wire.messages import loggable
+from webmcp_sidecar.wire.pending import PendingRequests
 
 log = logging.getLogger(__name__)
 # What the browser cut of a site (tools over its limits, http tabs ignored), once per change:
@@ -49,8 +50,7 @@ class HostLink:
         # This entry's MCP session's tabs in that browser (its `session_tabs` messages).
         self.session_tabs: m.SessionTabs | None = None
         self._writer: asyncio.StreamWriter | None = None
-        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self._ids = itertools.count(1)
+        self._pending: PendingRequests[dict[str, Any]] = PendingRequests()
         self.closed = asyncio.Event()
 
     @property
@@ -88,9 +88,7 @@ class HostLink:
 
     def _on_message(self, raw: dict[str, Any]) -> None:
         if raw.get("type") == "result":
-            fut = self._pending.pop(str(raw.get("id")), None)
-            if fut is not None and not fut.done():
-                fut.set_result(raw)
+            self._pending.resolve(str(raw.get("id")), raw)
             return
         msg = m.host_to_entry.validate_python(raw)
         if isinstance(msg, m.SiteTools):
@@ -128,10 +126,7 @@ class HostLink:
         if self.closed.is_set():
             return
         self.closed.set()
-        for fut in self._pending.values():
-            if not fut.done():
-                fut.set_exception(HostGone())
-        self._pending.clear()
+        self._pending.fail_all(HostGone)
         if self._writer is not None:
             self._writer.close()
 
@@ -154,15 +149,15 @@ class HostLink:
         Cancelling the waiting task (MCP cancellation, our timeout) tells the page to stop.
         """
         assert self.welcome is not None
-        call_id = f"{self.welcome.conn}.{next(self._ids)}"
-        message["id"] = call_id
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[call_id] = fut
+        call_id = message["id"] = self._pending.open(prefix=self.welcome.conn + ".")
         try:
             self._send(message)
-            raw = await fut
+        except HostGone:
+            self._pending.discard(call_id)
+            raise
+        try:
+            raw = await self._pending.wait(call_id)
         except asyncio.CancelledError:
-            self._pending.pop(call_id, None)
             with contextlib.suppress(HostGone):
                 self._send({"type": "cancel", "id": call_id})
             raise

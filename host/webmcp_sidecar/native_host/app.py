@@ -32,6 +32,7 @@ from webmcp_sidecar.wire.codec import (
     parse_payload,
     split_message,
 )
+from webmcp_sidecar.wire.pending import PendingRequests
 
 log = logging.getLogger(__name__)
 
@@ -79,9 +80,8 @@ class Host:
         self.browser = ""
         self.conns: dict[str, EntryConn] = {}
         self.pending: dict[str, EntryConn] = {}  # call id -> the entry that made it
-        self.own_pending: dict[str, asyncio.Future[dict[str, Any]]] = {}  # the host's own calls
+        self.own_pending: PendingRequests[dict[str, Any]] = PendingRequests()  # the host's own calls
         self.handlers: dict[str, Handler] = {}  # browser message type -> plugin handler
-        self._own_ids = itertools.count(1)
         self._conn_ids = itertools.count(1)
         self._chunk_ids = itertools.count(1)
         self._chunks = Reassembler()
@@ -123,10 +123,8 @@ class Host:
         kind = raw.get("type")
         if kind == "result":
             call_id = str(raw.get("id"))
-            if not self._route_result(call_id, payload) and (
-                (fut := self.own_pending.pop(call_id, None)) is not None and not fut.done()
-            ):
-                fut.set_result(raw)
+            if not self._route_result(call_id, payload):
+                self.own_pending.resolve(call_id, raw)
             return
         if kind in TO_SESSION:
             target = self.conns.get(str(raw.get("session")))
@@ -183,16 +181,11 @@ class Host:
 
         Fills in the id, waits for the result; cancelling the wait cancels the page's work.
         """
-        call_id = f"h.{next(self._own_ids)}"
-        message["id"] = call_id
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.own_pending[call_id] = fut
+        call_id = message["id"] = self.own_pending.open(prefix="h.")
         self.send_to_browser(dumps(message))
         try:
-            async with asyncio.timeout(timeout):
-                return await fut
+            return await self.own_pending.wait(call_id, timeout)
         except (asyncio.CancelledError, TimeoutError):
-            self.own_pending.pop(call_id, None)
             self.send_to_browser(dumps({"type": "cancel", "id": call_id}))
             raise
 
