@@ -24,7 +24,7 @@ export function postToFrame(port, msg) {
 export class FramePorts {
   /**
    * @param {{
-   *   chrome: typeof chrome,
+   *   chrome: typeof globalThis.chrome,
    *   registry: import('../lib/registry.js').Registry,
    *   changed: () => void,
    *   portGone: (port: chrome.runtime.Port, tabId: number) => void,
@@ -66,9 +66,9 @@ export class FramePorts {
     const key = frameKey(tabId, frameId);
     // The browser's view of the frame's URL, not what the frame says about itself.
     const frameUrl = sender.url ?? '';
-    // A prerendered page is not the tab's page until it is activated.
-    const top = frameId === 0 ||
-      (sender.frameType === 'outermost_frame' && sender.documentLifecycle !== 'prerender');
+    // The tab's own page. Chrome's MessageSender has no frameType, and a prerendered page's frame
+    // has a non-zero id: it is not the tab's page until activated (tabNavigated moves it then).
+    const top = frameId === 0;
     this.ports.set(key, { port, site: siteOf(frameUrl), https: isHttps(frameUrl), top });
     /** @type {Frame} */
     const frame = { port, key, tabId, frameId, tab, frameUrl, top };

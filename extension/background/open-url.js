@@ -8,11 +8,12 @@ const noop = () => {};
 
 /**
  * Opens the URL and answers the request with the tab.
- * @param {typeof chrome} chrome
+ * @param {typeof globalThis.chrome} chrome
  * @param {(msg: any) => boolean} send to the host
  * @param {string} id @param {string} url
  */
 export async function openUrl(chrome, send, id, url) {
+  /** @type {URL|null} */
   let parsed = null;
   try {
     parsed = new URL(url);

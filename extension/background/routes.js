@@ -27,7 +27,7 @@ const table = (routes) => new Map(Object.entries(routes));
 
 /**
  * @param {{
- *   chrome: typeof chrome,
+ *   chrome: typeof globalThis.chrome,
  *   link: import('./native-link.js').NativeLink,
  *   siteCalls: import('./site-calls.js').SiteCalls,
  *   frames: import('./frame-ports.js').FramePorts,

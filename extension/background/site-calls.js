@@ -15,7 +15,7 @@ const CANCEL_GRACE_MS = 1_000;
 export class SiteCalls {
   /**
    * @param {{
-   *   chrome: typeof chrome,
+   *   chrome: typeof globalThis.chrome,
    *   registry: import('../lib/registry.js').Registry,
    *   frames: import('./frame-ports.js').FramePorts,
    *   focus: import('./tab-focus.js').TabFocus,

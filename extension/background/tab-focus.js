@@ -2,10 +2,10 @@
 // followed from browser events, so back-to-back calls to one tab cost the browser nothing.
 
 export class TabFocus {
-  /** @param {typeof chrome} chrome */
+  /** @param {typeof globalThis.chrome} chrome */
   constructor(chrome) {
     this.chrome = chrome;
-    /** @type {Map<number, number>} window id -> its active tab */
+    /** @type {Map<number|undefined, number>} window id (undefined: not known) -> its active tab */
     this.activeTabs = new Map();
     /** @type {number|undefined} */
     this.focusedWindow = undefined;

@@ -24,7 +24,7 @@ const noop = () => {};
  * Makes the worker: registers its listeners and connects to the host.
  * browser-tools.js (and the modules it uses) read the global `chrome`: a test sets
  * `globalThis.chrome` to the same fake it passes here.
- * @param {{chrome?: typeof chrome, navigator?: {userAgent: string, userAgentData?: any}}} [env]
+ * @param {{chrome?: typeof globalThis.chrome, navigator?: {userAgent: string, userAgentData?: any}}} [env]
  */
 export function createWorker({ chrome = globalThis.chrome, navigator = globalThis.navigator } = {}) {
   const registry = new Registry();

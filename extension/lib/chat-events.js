@@ -14,7 +14,7 @@
  *   stats: any, _seq: number, _open: AssistantItem|null}} ChatState
  */
 
-/** @returns {ChatState} */
+/** @param {string|null} [conversationId] @returns {ChatState} */
 export function newChat(conversationId = null) {
   return { items: [], running: null, conversationId, stats: null, _seq: 0, _open: null };
 }

@@ -117,8 +117,8 @@ export class OpLog {
    * @returns {Entry}
    */
   start(id, who, site, tool, args, now, mono) {
-    /** @type {Entry} */
     const s = String(site ?? ''), t = String(tool ?? '');
+    /** @type {Entry} */
     const entry = { id, time: now, who, site: s, tool: t, args: logArgs(s, t, args), state: 'running', _t0: mono };
     this.running.set(id, entry);
     this.list.push(entry);

@@ -301,6 +301,7 @@ const cache = new Map();
 export function patternTester(pattern) {
   if (typeof pattern !== 'string' || pattern.length > MAX_PATTERN) return null;
   if (!cache.has(pattern)) {
+    /** @type {any[]|null} the instructions; null when the pattern uses what we do not support */
     let prog = null;
     try {
       prog = compile(new Parser(pattern).parse());

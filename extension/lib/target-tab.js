@@ -12,6 +12,7 @@ export function pickTarget(tabs, pinned = null) {
     const p = tabs.find((t) => t.id === pinned);
     if (p) return p;
   }
+  /** @type {(typeof tabs)[number] | null} */
   let best = null;
   for (const t of web) if (!best || (t.lastAccessed ?? 0) > (best.lastAccessed ?? 0)) best = t;
   return best;

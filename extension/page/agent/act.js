@@ -62,11 +62,11 @@
     const x = (left + right) / 2, y = (top + bottom) / 2;
     const hit = hitTest(x, y);
     const ok = hit && (composedContains(target, hit) || composedContains(el, hit) ||
-      (hit.localName === 'label' && hit.control === el) || (target !== el && composedContains(hit, el)));
+      (hit.localName === 'label' && /** @type {HTMLLabelElement} */ (hit).control === el) || (target !== el && composedContains(hit, el)));
     if (!ok) {
       const cover = hit ? `${hit.localName}${hit.id ? `#${hit.id}` : ''}${hit.className && typeof hit.className === 'string' ? `.${hit.className.trim().split(/\s+/).slice(0, 2).join('.')}` : ''}` : 'nothing';
       const coverDesc = hit ? describe(hit) : '';
-      return fail('page_error', `${params.ref} (${desc}) is covered by another element (<${cover}>${coverDesc && !coverDesc.startsWith(hit.localName) ? `, ${coverDesc}` : ''}) at its centre, so a click would land on that instead. Close or move what covers it first (a dialog, banner or overlay), then try again.`);
+      return fail('page_error', `${params.ref} (${desc}) is covered by another element (<${cover}>${hit && coverDesc && !coverDesc.startsWith(hit.localName) ? `, ${coverDesc}` : ''}) at its centre, so a click would land on that instead. Close or move what covers it first (a dialog, banner or overlay), then try again.`);
     }
     return { x, y, desc, url: location.href };
   }
@@ -106,8 +106,8 @@
         const range = document.createRange();
         range.selectNodeContents(el);
         const sel = getSelection();
-        sel.removeAllRanges();
-        sel.addRange(range);
+        sel?.removeAllRanges(); // null only in a frame without a browsing context
+        sel?.addRange(range);
       } else {
         el.select();
       }
@@ -164,6 +164,7 @@
   }
 
   function scroll(params) {
+    /** @type {Element|null} */
     let el = null;
     let desc = 'the page';
     if (params.ref) {

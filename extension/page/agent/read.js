@@ -7,6 +7,7 @@
   const { st, collapse, lookup } = P;
 
   function text(params) {
+    /** @type {Element|null} */
     let root = null;
     if (params.ref) {
       const found = lookup(params.ref);
@@ -15,16 +16,19 @@
     }
     if (!root) {
       // The main content when the page marks it and it holds real text, else the whole body.
+      // (`[role="main"]` may be an SVG element: no innerText, so it does not count.)
       const candidates = [...document.querySelectorAll('main, [role="main"], article')];
-      root = candidates.find((c) => c.innerText.trim().length >= 200) ?? document.body ?? document.documentElement;
+      root = candidates.find((c) => c instanceof HTMLElement && c.innerText.trim().length >= 200)
+        ?? document.body ?? document.documentElement;
     }
-    return { url: location.href, title: document.title, text: root.innerText ?? root.textContent ?? '' };
+    return { url: location.href, title: document.title, text: (root instanceof HTMLElement ? root.innerText : root.textContent) ?? '' };
   }
 
   function waitFor(params) {
     const timeout = Math.max(0, Number(params.timeoutMs) || 0);
     const gone = params.gone === true;
     const needle = typeof params.text === 'string' ? collapse(params.text).toLowerCase() : null;
+    /** @type {Element|null} */
     let el = null;
     if (params.ref) {
       const found = lookup(params.ref);

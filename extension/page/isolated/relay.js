@@ -184,7 +184,7 @@
     pending.delete(call.id);
     if (call.local !== undefined) byLocal.delete(call.local);
     answered.add(call.id);
-    if (answered.size > 4096) answered.delete(answered.values().next().value);
+    if (answered.size > 4096) answered.delete(/** @type {string} */ (answered.values().next().value)); // the oldest: there is one
     send(outcome.ok
       ? { type: 'result', id: call.id, ok: true, value: outcome.value }
       : { type: 'result', id: call.id, ok: false, error: outcome.error });

@@ -211,7 +211,7 @@
     /** @param {unknown} v */
     const truthy = (v) => v === true || v === 'true' || v === 'on' || v === 1 || v === '1';
     /** @param {unknown} v */
-    const asList = (v) => (isArray(v) ? v : v === undefined || v === null ? [] : [v]).map((x) => StringC(x));
+    const asList = (v) => (isArray(v) ? /** @type {unknown[]} */ (v) : v === undefined || v === null ? [] : [v]).map((x) => StringC(x));
 
     /** @param {string} name @param {any[]} els @param {unknown} v */
     const fill = (name, els, v) => {
