@@ -5,10 +5,10 @@ The dir is 0700 and the files 0600: logs name the sites and tools in use.
 
 from __future__ import annotations
 
+import io
 import logging
 import logging.handlers
 import os
-from typing import IO, Any
 
 from webmcp_sidecar.paths import ensure_private_dir, log_dir
 
@@ -16,7 +16,7 @@ from webmcp_sidecar.paths import ensure_private_dir, log_dir
 class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
     """Opens (and, on rotation, re-creates) its file readable by this user only."""
 
-    def _open(self) -> IO[Any]:
+    def _open(self) -> io.TextIOWrapper:
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(self.baseFilename, flags, 0o600)
         if hasattr(os, "fchmod"):

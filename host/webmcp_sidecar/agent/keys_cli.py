@@ -11,7 +11,7 @@ import sys
 PROVIDERS = ("deepseek", "qwen", "glm", "moonshot", "openai", "anthropic", "openrouter", "ollama", "custom")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     keys = sub.add_parser("keys", help="API keys of the side panel's providers (in the OS keyring)")
     ksub = keys.add_subparsers(dest="keys_cmd", required=True)
     names = ", ".join(PROVIDERS)

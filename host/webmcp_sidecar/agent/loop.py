@@ -107,7 +107,7 @@ async def run_turn(ctx: TurnContext, user_text: str) -> str:
                 item.state, item.error = "error", "Stopped before it finished."
         repair(ctx.history)
         ctx.save()
-        ctx.emit(p.TurnEnd(reason=reason, stats=ctx.stats))  # type: ignore[arg-type]
+        ctx.emit(p.TurnEnd(reason=reason, stats=ctx.stats))
     return reason
 
 

@@ -66,7 +66,7 @@ async def open_stdio(
         )
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
     transport, _ = await loop.connect_write_pipe(asyncio.BaseProtocol, stdout)
-    return FrameReader(reader), FrameWriter(transport.write)  # type: ignore[attr-defined]
+    return FrameReader(reader), FrameWriter(transport.write)
 
 
 def _threaded_reader(

@@ -89,8 +89,9 @@ class Client:
         return jsonc.render({self.container: {SERVER_NAME: entry}}, "", "  ", "\n")
 
 
-_VSCODE_USER = {"linux": "{config}/Code/User", "darwin": "{appsupport}/Code/User",
-                "win32": "{appdata}/Code/User"}
+_VSCODE_USER: dict[OsName, str] = {
+    "linux": "{config}/Code/User", "darwin": "{appsupport}/Code/User", "win32": "{appdata}/Code/User",
+}
 _CLINE = "globalStorage/saoudrizwan.claude-dev"
 
 

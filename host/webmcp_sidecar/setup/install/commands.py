@@ -22,7 +22,7 @@ def _names(values: list[str]) -> list[str]:
     return [n.strip() for v in values for n in v.split(",") if n.strip()]
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     inst = sub.add_parser(
         "install", help="register the host with your browsers and MCP clients",
         description="Register the native host for every detected Chromium-family browser and "

@@ -6,6 +6,7 @@ manifest's path. That is all we read or write.
 
 from __future__ import annotations
 
+import sys
 from typing import Protocol
 
 
@@ -38,37 +39,41 @@ class MemoryRegistry:
         self.values.pop((hive, key.lower()), None)
 
 
-class WinRegistry:  # pragma: no cover - Windows only
-    def __init__(self) -> None:
-        import winreg
+# Defined on Windows only: `winreg` exists there alone (and type checkers, run elsewhere, skip
+# this block rather than flag every winreg call).
+if sys.platform == "win32":
 
-        self._w = winreg
+    class WinRegistry:  # pragma: no cover - Windows only
+        def __init__(self) -> None:
+            import winreg
 
-    def _hive(self, hive: str) -> int:
-        w = self._w
-        return {"HKCU": w.HKEY_CURRENT_USER, "HKLM": w.HKEY_LOCAL_MACHINE}[hive]
+            self._w = winreg
 
-    def get(self, hive: str, key: str) -> str | None:
-        try:
-            with self._w.OpenKey(self._hive(hive), key) as k:
-                value, _kind = self._w.QueryValueEx(k, "")
-                return str(value)
-        except FileNotFoundError:
-            return None
+        def _hive(self, hive: str) -> int:
+            w = self._w
+            return {"HKCU": w.HKEY_CURRENT_USER, "HKLM": w.HKEY_LOCAL_MACHINE}[hive]
 
-    def set(self, hive: str, key: str, value: str) -> None:
-        w = self._w
-        with w.CreateKeyEx(self._hive(hive), key, 0, w.KEY_WRITE) as k:
-            w.SetValueEx(k, "", 0, w.REG_SZ, value)
+        def get(self, hive: str, key: str) -> str | None:
+            try:
+                with self._w.OpenKey(self._hive(hive), key) as k:
+                    value, _kind = self._w.QueryValueEx(k, "")
+                    return str(value)
+            except FileNotFoundError:
+                return None
 
-    def delete(self, hive: str, key: str) -> None:
-        try:
-            self._w.DeleteKey(self._hive(hive), key)
-        except FileNotFoundError:
-            pass
+        def set(self, hive: str, key: str, value: str) -> None:
+            w = self._w
+            with w.CreateKeyEx(self._hive(hive), key, 0, w.KEY_WRITE) as k:
+                w.SetValueEx(k, "", 0, w.REG_SZ, value)
+
+        def delete(self, hive: str, key: str) -> None:
+            try:
+                self._w.DeleteKey(self._hive(hive), key)
+            except FileNotFoundError:
+                pass
 
 
 def system_registry() -> Registry | None:
-    import sys
-
-    return WinRegistry() if sys.platform == "win32" else None
+    if sys.platform == "win32":
+        return WinRegistry()
+    return None
