@@ -56,7 +56,7 @@ const noop = () => {};
  */
 
 /**
- * @param {{send: (msg: any) => boolean, log?: (level: string, message: string) => void}} worker
+ * @param {{send: (msg: any) => boolean, log?: (level: 'debug'|'info'|'warning'|'error', message: string) => void}} worker
  *   send: to the host (the worker's send, which splits big messages)
  */
 export function installBrowserTools({ send, log = noop }) {
@@ -66,6 +66,7 @@ export function installBrowserTools({ send, log = noop }) {
     if (changeTimer) return;
     changeTimer = setTimeout(() => {
       changeTimer = null;
+  /** @type {ReturnType<typeof setTimeout>|null} */
       chrome.runtime.sendMessage({ type: 'sessions_changed' }).catch(noop);
     }, 100);
   };
@@ -108,6 +109,7 @@ export function installBrowserTools({ send, log = noop }) {
         if (!tab) throw new ToolError('tab_closed', `Tab ${ctx.tabIdArg} is not open any more.`);
       } else {
         [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+      /** @type {chrome.tabs.Tab|null} */
         if (!tab) throw new ToolError('no_tab', 'No tab is open in the browser window.');
       }
       return tab;
@@ -207,7 +209,7 @@ export function installBrowserTools({ send, log = noop }) {
       sessions: [...sessions.table.sessions.values()].map((s) => ({
         id: s.id, client: s.client, title: s.title, color: s.color, groupId: s.groupId, current: s.current,
         started: s.started, lastActivity: s.lastActivity, lastTool: s.lastTool,
-        tabs: s.tabs.map((t) => byId.get(t)).filter(Boolean).map((t) => ({
+        tabs: s.tabs.map((t) => byId.get(t)).filter((t) => t !== undefined).map((t) => ({
           id: t.id, title: t.title ?? '', url: t.url ?? t.pendingUrl ?? '', active: t.active, windowId: t.windowId,
         })),
       })),

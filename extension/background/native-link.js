@@ -27,7 +27,7 @@ function fitsOneFrame(msg) {
 export class NativeLink {
   /**
    * @param {{
-   *   chrome: typeof chrome,
+   *   chrome: typeof globalThis.chrome,
    *   onMessage: (raw: any) => void,
    *   onOpen: () => void,
    *   onDown: () => void,

@@ -11,7 +11,7 @@ const INSPECT_TIMEOUT_MS = 60_000;
 
 /**
  * @param {{
- *   chrome: typeof chrome,
+ *   chrome: typeof globalThis.chrome,
  *   sendToHost: (msg: any) => boolean,
  *   status: () => any,
  *   runCall: (msg: import('../lib/protocol.js').CallMsg) => void,

@@ -1,6 +1,7 @@
 // Plain-language explanations, with the fix, for the errors Chrome reports when the native
 // port drops (chrome.runtime.lastError.message). Shown in the UI; `doctor` says the same.
 
+/** @type {[RegExp, string][]} */
 const EXPLANATIONS = [
   [
     /not found/i,

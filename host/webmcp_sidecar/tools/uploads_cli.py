@@ -7,7 +7,7 @@ import argparse
 import sys
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     up = sub.add_parser("uploads", help="folders whose files browser tools may upload to pages "
                         "(none until you allow one)")
     usub = up.add_subparsers(dest="uploads_cmd", required=True)

@@ -68,7 +68,8 @@ def _searched(patrn: str, text: str) -> bool:
 
 
 def _refuse(uri: str) -> referencing.Resource[Any]:
-    raise referencing.exceptions.NoSuchResource(ref=uri)
+    # referencing's attrs classes declare their fields in a way mypy cannot read (hence also below).
+    raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 _NO_FETCH: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
@@ -298,9 +299,9 @@ def _run(built: Built, args: dict[str, Any]) -> str | None:
         return None
     errors.sort(key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in e.absolute_path])
     lines = []
-    for e in errors[:8]:
-        where = "/".join(str(p) for p in e.absolute_path)
-        lines.append(f"- {_short(where, 100) or '(arguments)'}: {_short(e.message)}")
+    for err in errors[:8]:
+        where = "/".join(str(p) for p in err.absolute_path)
+        lines.append(f"- {_short(where, 100) or '(arguments)'}: {_short(err.message)}")
     more = ""
     if len(errors) > 8:
         more = f"\n(and {'at least ' if len(errors) == _MAX_ERRORS else ''}{len(errors) - 8} more)"
