@@ -8,7 +8,6 @@ subscriptions/listen stream for 2026-07-28 clients.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -57,7 +56,7 @@ class Entry:
         self._meta_names = {t.name for t in self.tools}
         self._signature = ""
         self._skipped: dict[tuple[str, str], str] = {}  # (site, tool) -> why, logged once
-        self._dirty = asyncio.Event()
+        self._dirty = anyio.Event()  # set on a change clients must hear of; replaced once told
         self._rebuild()
 
     # --- the tool list ----------------------------------------------------------------
@@ -107,7 +106,7 @@ class Entry:
         """Tells every client about real changes, coalescing bursts into one notification."""
         while True:
             await self._dirty.wait()
-            self._dirty.clear()
+            self._dirty = anyio.Event()  # anyio's events cannot be cleared: changes from now on
             await self.bus.publish(ToolsListChanged())
             for session in list(self.legacy_sessions):
                 await session.send_tool_list_changed()
@@ -118,10 +117,9 @@ class Entry:
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         self.browser.note_client(client_name(ctx))
-        with contextlib.suppress(TimeoutError):
-            # The very first list should include the hosts that are already running.
-            async with asyncio.timeout(2):
-                await self.pool.first_scan.wait()
+        # The very first list should include the hosts that are already running.
+        with anyio.move_on_after(2):
+            await self.pool.first_scan.wait()
         return types.ListToolsResult(tools=self.tools)
 
     async def call_tool(
