@@ -1,5 +1,6 @@
-// A rate limit per key (per site): `burst` events at once, then one per `intervalMs` (a token
-// bucket, kept as the time its "theoretical arrival" reaches, so integer ms stay exact).
+// A rate limit per key (per site): a bucket of `burst` tokens, refilled one per `intervalMs` (kept
+// as the time its "theoretical arrival" reaches, so integer ms stay exact). An event costs one
+// token or more (a site's update costs by its size), never more than the whole bucket.
 // Pure: the caller passes the time. A refused event is not lost; the caller keeps its latest
 // state and asks again after `waitMs()`.
 
@@ -20,15 +21,18 @@ export class RateLimit {
    * Lets an event for `key` happen now, or refuses it.
    * @param {string} key
    * @param {number} now ms
+   * @param {number} [cost] tokens it takes: 1 or more, capped at the burst
    * @returns {boolean} whether the event may happen now
    */
-  take(key, now) {
+  take(key, now, cost = 1) {
+    const tokens = Math.min(Math.max(1, Math.floor(cost) || 1), this._tolerance / this.intervalMs + 1);
     const tat = Math.max(this._tat.get(key) ?? now, now);
-    if (tat - now > this._tolerance) {
-      this._waiting.set(key, tat - this._tolerance);
+    const spend = (tokens - 1) * this.intervalMs;
+    if (tat + spend - now > this._tolerance) {
+      this._waiting.set(key, tat + spend - this._tolerance);
       return false;
     }
-    this._tat.set(key, tat + this.intervalMs);
+    this._tat.set(key, tat + spend + this.intervalMs);
     this._waiting.delete(key);
     if (this._tat.size > 1024) this._prune(now);
     return true;

@@ -217,7 +217,7 @@ export class Registry {
    * brings back the same tools produces nothing; call again without it once a grace period is
    * over. A site `allow` refuses (rate limiting) stays untaken: a later call gives its then
    * latest state.
-   * @param {{holdReloading?: boolean, allow?: (site: string) => boolean}} [options]
+   * @param {{holdReloading?: boolean, allow?: (site: string, chars: number) => boolean}} [options]
    * @returns {SiteChange[]}
    */
   takeChanges({ holdReloading = false, allow } = {}) {
@@ -232,7 +232,7 @@ export class Registry {
         continue;
       }
       if (holdReloading && prev && this._losesTools(prev.names, tools) && this._isReloading(site)) continue;
-      if (allow && !allow(site)) continue;
+      if (allow && !allow(site, json === null ? 0 : json.length)) continue;
       this._dirty.delete(site);
       if (json === null) this._taken.delete(site);
       else this._taken.set(site, { json, names: new Set(tools.map((t) => t.name)) });

@@ -30,3 +30,16 @@ test('a refused key that is not asked again once its time came is forgotten', ()
   assert.equal(r.waitMs(0), null);
   assert.equal(r.take('b', 0), true);
 });
+
+test('an event may cost several tokens, at most the whole bucket', () => {
+  const r = new RateLimit({ burst: 64, intervalMs: 25 });
+  for (let i = 0; i < 60; i++) assert.equal(r.take('small', 0), true); // small updates flow
+  assert.equal(r.take('big', 0, 64), true); // a full-size update empties its bucket…
+  assert.equal(r.take('big', 0), false); // …so even a small one waits for a token
+  assert.equal(r.waitMs(0), 25);
+  assert.equal(r.take('big', 1000, 1000), false); // capped at the burst: it waits for a full bucket
+  assert.equal(r.waitMs(1000), 25 * 64 - 1000);
+  assert.equal(r.take('big', 1600, 1000), true);
+  assert.equal(r.take('x', 0, 0), true); // a cost under one is one
+  assert.equal(r.take('x', 0, Number.NaN), true);
+});
