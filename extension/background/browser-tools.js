@@ -60,13 +60,13 @@ const noop = () => {};
  *   send: to the host (the worker's send, which splits big messages)
  */
 export function installBrowserTools({ send, log = noop }) {
+  /** @type {ReturnType<typeof setTimeout>|null} */
   let changeTimer = null;
   const onChange = () => {
     // Extension pages (the side panel) redraw their sessions list; nobody listening is fine.
     if (changeTimer) return;
     changeTimer = setTimeout(() => {
       changeTimer = null;
-  /** @type {ReturnType<typeof setTimeout>|null} */
       chrome.runtime.sendMessage({ type: 'sessions_changed' }).catch(noop);
     }, 100);
   };
@@ -103,13 +103,13 @@ export function installBrowserTools({ send, log = noop }) {
   /** @param {CallCtx} ctx */
   async function findTarget(ctx) {
     if (ctx.panel) {
+      /** @type {chrome.tabs.Tab|null} */
       let tab = null;
       if (ctx.tabIdArg !== null) {
         tab = await chrome.tabs.get(ctx.tabIdArg).catch(() => null);
         if (!tab) throw new ToolError('tab_closed', `Tab ${ctx.tabIdArg} is not open any more.`);
       } else {
         [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
-      /** @type {chrome.tabs.Tab|null} */
         if (!tab) throw new ToolError('no_tab', 'No tab is open in the browser window.');
       }
       return tab;

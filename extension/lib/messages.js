@@ -20,9 +20,9 @@ const positiveInt = (v, fallback, max) =>
  */
 export function checkHostMessage(msg) {
   if (!isPlainObject(msg)) return { ok: false, error: 'host message is not a JSON object' };
-  /** @param {string} what @returns {{ok: false, error: string, id?: string}} */
   const { type } = msg;
   const requestId = (type === 'call' || type === 'open_url') && isId(msg.id) ? msg.id : undefined;
+  /** @param {string} what @returns {{ok: false, error: string, id?: string}} */
   const bad = (what) => ({ ok: false, error: `malformed ${type} message: ${what}`, id: requestId });
   switch (type) {
     case 'call':
