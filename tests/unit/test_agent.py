@@ -261,6 +261,19 @@ def test_hook_types_match_the_protocol():
     assert hook.PANEL_TYPES == protocol.PANEL_TYPES
 
 
+async def test_without_the_extension_a_tool_gets_the_hosts_own_text():
+    from webmcp_sidecar.agent.service import run_call
+    from webmcp_sidecar.agent.toolset import ToolFailed, ToolSpec
+    from webmcp_sidecar.texts import NO_EXTENSION
+
+    host = ScriptedHost()
+    host.extension_connected = False
+    spec = ToolSpec("t", "d", {"type": "object", "properties": {}}, False, "demo.test", "t")
+    with pytest.raises(ToolFailed) as e:
+        await run_call(host, {"type": "call"}, spec, {}, 5)  # type: ignore[arg-type]
+    assert str(e.value) == NO_EXTENSION and e.value.code == "no_extension" and not host.calls
+
+
 def test_the_host_implements_the_agents_port():
     from webmcp_sidecar.agent.port import HostPort
     from webmcp_sidecar.native_host.app import Host

@@ -7,6 +7,7 @@ import pytest
 
 from tests.support.fake_browser import FakeBrowser
 from tests.support.mcp_session import McpSession, text
+from webmcp_sidecar.texts import NO_BROWSER
 
 pytestmark = pytest.mark.anyio
 
@@ -34,6 +35,14 @@ async def test_without_a_browser_the_entry_explains_and_then_picks_one_up(sock_e
         await mcp.wait_tools(lambda n: "mail_163_com__search_emails" in n)
         await b.close()  # the browser goes: its tools go, and clients hear of it
         await mcp.wait_tools(lambda n: "mail_163_com__search_emails" not in n)
+
+
+async def test_site_tools_and_browser_tools_say_the_same_when_no_browser_is_connected(sock_env):
+    async with McpSession(sock_env) as mcp:
+        site = await mcp.call("call_site_tool", {"site": "a.test", "tool": "t"})
+        browser = await mcp.call("browser_navigate", {"url": "https://a.test/"})
+        assert site.is_error and browser.is_error
+        assert text(site) == text(browser) == NO_BROWSER
 
 
 async def test_two_browsers_merge(sock_env):

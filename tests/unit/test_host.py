@@ -10,6 +10,7 @@ import pytest
 from tests.support.fake_browser import FakeBrowser
 from tests.support.raw_entry import RawEntry
 from webmcp_sidecar import paths
+from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import MAX_TO_BROWSER, dumps, header
 
@@ -189,6 +190,7 @@ async def test_calls_before_the_extension_says_hello_get_a_clear_error(sock_env)
     r = await e.recv("result")
     assert r["error"]["code"] == "no_extension" and "browser" in r["error"]["message"]
     assert await b.close() == 0
+    assert r["error"]["message"] == NO_EXTENSION  # what the panel's agent says too (test_agent)
 
 
 async def test_eof_on_stdin_exits_cleanly_and_removes_the_socket(browser):

@@ -20,6 +20,7 @@ from webmcp_sidecar.agent.loop import TurnContext, result_text, run_turn
 from webmcp_sidecar.agent.presets import PRESETS
 from webmcp_sidecar.agent.providers.base import ProviderError
 from webmcp_sidecar.agent.toolset import ToolFailed, ToolSpec
+from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.tools.validation import check_arguments_async, schema_key
 from webmcp_sidecar.wire.codec import dumps
 
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
     from webmcp_sidecar.agent.port import HostPort
 
 log = logging.getLogger(__name__)
-
-NO_BROWSER = "The browser is not connected to the host right now; reload the extension."
 
 
 class RunningTurn:
@@ -272,7 +271,7 @@ async def run_call(host: HostPort, call: dict[str, Any], spec: ToolSpec, args: d
     if problem:
         raise ToolFailed(f"Not run. {problem}", "invalid_args")
     if not host.extension_connected:
-        raise ToolFailed(NO_BROWSER, "no_extension")
+        raise ToolFailed(NO_EXTENSION, "no_extension")
     try:
         # The worker answers `timeout` itself a moment after timeout_ms; this is the backstop.
         res = await host.request(call, timeout + 2)

@@ -23,6 +23,8 @@ from mcp import types
 from webmcp_sidecar.mcp_server.config import EntryConfig
 from webmcp_sidecar.mcp_server.hosts import HostGone, HostLink, HostPool
 from webmcp_sidecar.mcp_server.results import error_result, to_call_result
+from webmcp_sidecar.mcp_server.site_tools import META
+from webmcp_sidecar.texts import NO_BROWSER
 from webmcp_sidecar.tools import uploads
 from webmcp_sidecar.tools.browser_tools import TOOLS, BrowserTool
 from webmcp_sidecar.tools.validation import check_arguments, schema_key
@@ -30,14 +32,8 @@ from webmcp_sidecar.wire import messages as m
 
 log = logging.getLogger(__name__)
 
-META = "io.webmcp.sidecar/"
 DEFAULT_CLIENT = "MCP client"
 
-NO_BROWSER = (
-    "No browser is connected to WebMCP Sidecar, so browser tools cannot run. Open Chrome (or "
-    "Edge, Brave, Chromium) with the WebMCP Sidecar extension enabled; if it is open, run "
-    "`webmcp-sidecar doctor` in a terminal to see what is wrong."
-)
 
 def mcp_tool(t: BrowserTool) -> types.Tool:
     return types.Tool(

@@ -31,18 +31,12 @@ from webmcp_sidecar.mcp_server.hosts import HostGone, HostPool, notice_log
 from webmcp_sidecar.mcp_server.results import error_result, scrub, text_result, to_call_result
 from webmcp_sidecar.mcp_server.site_tools import SiteToolRef, meta_tools, site_tool, why_skipped
 from webmcp_sidecar.mcp_server.stdio import fast_stdio_server
+from webmcp_sidecar.texts import NO_BROWSER
 from webmcp_sidecar.tools import naming, schemas
 from webmcp_sidecar.tools.validation import check_arguments_async, schema_key
 from webmcp_sidecar.wire.messages import loggable
 
 log = logging.getLogger(__name__)
-
-NO_BROWSER = (
-    "No browser is connected to WebMCP Sidecar. Open Chrome (or Edge, Brave, Chromium) with the "
-    "WebMCP Sidecar extension enabled, or call open_browser with the site's URL. If the browser "
-    "is open and this persists, run `webmcp-sidecar doctor` in a terminal: it says what is wrong."
-)
-
 
 class Entry:
     def __init__(self, config: EntryConfig | None = None) -> None:

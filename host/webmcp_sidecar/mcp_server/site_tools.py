@@ -19,6 +19,7 @@ from webmcp_sidecar.tools import schemas
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.messages import validation_reason
 
+# The prefix of our keys in an MCP tool's `_meta` (site tools and browser tools alike).
 META = "io.webmcp.sidecar/"
 
 

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from webmcp_sidecar import __version__
 from webmcp_sidecar.native_host.stdio import FrameReader, FrameWriter, open_stdio
+from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import (
@@ -318,12 +319,6 @@ PANEL_REFUSED = (
     "Browser tools of MCP clients act in the client's own tabs; the side panel's session "
     "(`panel`) is not available to them."
 )
-
-NO_EXTENSION = (
-    "The browser has not finished connecting to WebMCP Sidecar yet. Wait a moment; if it "
-    "persists, open the browser and check the extension is enabled (webmcp-sidecar doctor)."
-)
-
 
 def _kept_all(raw: dict[str, Any], msg: m.SiteTools | m.Registry) -> bool:
     """Whether the model kept every tool the message carried (then its bytes go on as they are;
