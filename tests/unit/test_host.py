@@ -11,6 +11,7 @@ from tests.support.fake_browser import FakeBrowser
 from tests.support.raw_entry import RawEntry
 from webmcp_sidecar import paths
 from webmcp_sidecar.texts import NO_EXTENSION
+from webmcp_sidecar.tools import uploads
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import MAX_TO_BROWSER, dumps, header
 
@@ -93,6 +94,29 @@ async def test_browser_calls_run_in_the_connections_own_session(browser):
 
 
 async def test_malformed_frames_are_dropped_and_the_host_lives_on(browser, tmp_path):
+async def test_the_host_checks_uploads_itself_whatever_entry_sends_them(browser, private_home):
+    allowed = private_home / "Uploads"
+    allowed.mkdir()
+    (allowed / "cv.pdf").write_bytes(b"%PDF-1.4")
+    outside = private_home / "notes.txt"
+    outside.write_text("not for pages")
+    uploads.allow(str(allowed))
+    e = await RawEntry.connect()  # a bare client: no MCP server checked anything before this
+    conn = e.welcome["conn"]
+    for n, given in ((1, [str(outside)]), (2, "/etc/passwd"), (3, [str(allowed / ".." / "notes.txt")])):
+        e.send({"type": "browser_call", "id": f"{conn}.{n}", "session": conn, "tool": "upload_file",
+                "args": {"ref": "e1", "paths": given}})
+        r = await e.recv("result")
+        assert r["id"] == f"{conn}.{n}" and not r["ok"] and r["error"]["code"] == "invalid_args"
+        assert r["error"]["message"].startswith("Not run.")
+    assert "not in a folder the user allowed" in r["error"]["message"]
+    e.send({"type": "browser_call", "id": f"{conn}.4", "session": conn, "tool": "upload_file",
+            "args": {"ref": "e1", "paths": [str(allowed / "cv.pdf")]}})
+    call = await browser.expect("browser_call")  # the refused ones never came
+    assert call["id"] == f"{conn}.4"
+    assert call["args"] == {"ref": "e1", "paths": [str((allowed / "cv.pdf").resolve())]}
+
+
     e = await RawEntry.connect()
     browser.send_raw(b"\xff\xfe not utf8")
     browser.send_raw(b"{not json")

@@ -23,6 +23,8 @@ from pydantic import ValidationError
 from webmcp_sidecar import __version__
 from webmcp_sidecar.native_host.stdio import FrameReader, FrameWriter, open_stdio
 from webmcp_sidecar.texts import NO_EXTENSION
+from webmcp_sidecar.tools import uploads
+from webmcp_sidecar.tools.browser_tools import TOOLS as BROWSER_TOOLS
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import (
@@ -296,7 +298,8 @@ class Host:
 
     def _own_session(self, conn: EntryConn, call_id: str, raw: dict[str, Any]) -> bytes | None:
         """A browser call runs in the session of the connection it came on, whatever it names;
-        `panel` (the side panel's: the tab in view, any tab id) is refused. None: answered."""
+        `panel` (the side panel's: the tab in view, any tab id) is refused, and so are local
+        files outside the allowed upload folders. None: answered."""
         if raw.get("session") == PANEL_SESSION:
             log.warning("entry %s asked for the side panel's browser session: refused", conn.id)
             self._fail(conn, call_id, "bad_request", PANEL_REFUSED)
@@ -336,6 +339,18 @@ def _encode(msg: m.SiteTools | m.Registry) -> bytes:
         msg = msg.model_copy(update={"sites": {s: t for s, t in msg.sites.items() if t}})
     return dumps(msg.model_dump(exclude_none=True))
 
+        if call.tool in _LOCAL_FILES:
+            # Our MCP server checks too, but any local process that passes the hello may send
+            # this: the host hands no file to the browser without its own check. A few stats,
+            # inline; the resolved paths go on (a link swapped after the check changes nothing).
+            paths = call.args.get("paths")
+            try:
+                if not isinstance(paths, list):
+                    raise uploads.UploadRefused("Give the files to upload in `paths` (a list).")
+                call.args = {**call.args, "paths": uploads.check(paths)}
+            except uploads.UploadRefused as e:
+                self._fail(conn, call_id, "invalid_args", f"Not run. {e}")
+                return None
 
 def _short(e: Exception) -> str:
     text = str(e)
@@ -344,6 +359,8 @@ def _short(e: Exception) -> str:
 
 async def run(origin: str, plugins: Iterable[Plugin] = ()) -> int:
     """Serve until the browser closes our stdin."""
+# Browser tools that hand local files to the page (their `paths` are checked by `uploads`).
+_LOCAL_FILES = frozenset(t.name for t in BROWSER_TOOLS if t.local_files)
     reader, writer = await open_stdio()
     host = Host(origin, writer)
     for plugin in plugins:
