@@ -13,6 +13,12 @@ import { PAGE_TOOLS } from './page-actions.js';
 import { SessionTabs } from './session-tabs.js';
 import { TabLoads } from './tab-loads.js';
 import { navigableUrl } from '../lib/tab-urls.js';
+import {
+  BROWSER_TOOLS, DEFAULT_TIMEOUT_MS, ERROR_TEXTS, MAX_BROWSER_TIMEOUT_MS as MAX_TIMEOUT_MS, PANEL_SESSION,
+} from '../lib/protocol.js';
+
+/** How many files one upload may set (tools/browser_tools.py). */
+const MAX_UPLOAD_FILES = BROWSER_TOOLS.upload_file.inputSchema.properties.paths.maxItems;
 
 /**
  * Uploads: the host checks each file against the folders the user allowed (and resolves links)
@@ -22,7 +28,9 @@ import { navigableUrl } from '../lib/tab-urls.js';
  * @returns {string|null} why the call is refused, or null
  */
 export function uploadPathProblem(paths) {
-  if (!Array.isArray(paths) || !paths.length || paths.length > 32) return 'Give 1 to 32 files in `paths`.';
+  if (!Array.isArray(paths) || !paths.length || paths.length > MAX_UPLOAD_FILES) {
+    return `Give 1 to ${MAX_UPLOAD_FILES} files in \`paths\`.`;
+  }
   for (const p of paths) {
     if (typeof p !== 'string' || !p || p.length > 4096 || p.includes('\0')) return 'Each path must be a file\'s full path.';
     const absolute = p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
@@ -35,10 +43,8 @@ export function uploadPathProblem(paths) {
   return null;
 }
 
-/** The side panel's agent: acts on the active tab, owns no tabs, has no group. */
-export const PANEL_SESSION = 'panel';
-const DEFAULT_TIMEOUT_MS = 60_000;
-const MAX_TIMEOUT_MS = 10 * 60_000;
+/** The side panel's agent (`PANEL_SESSION`): acts on the active tab, owns no tabs, has no group. */
+export { PANEL_SESSION };
 const NAV_TIMEOUT_MS = 30_000;
 /** What extension pages (the side panel) may ask: see docs/ARCHITECTURE.md, "Browser tools". */
 const PANEL_MESSAGES = new Set(['sessions', 'session_focus', 'session_close_tabs']);
@@ -195,7 +201,7 @@ export function installBrowserTools({ send, log = noop }) {
       entry.done = true;
       clearTimeout(entry.timer);
       calls.delete(id);
-      send({ type: 'result', id, ok: false, error: { code: 'cancelled', message: 'The call was cancelled.' }, tab_id: entry.tabId });
+      send({ type: 'result', id, ok: false, error: { code: 'cancelled', message: ERROR_TEXTS.cancelled }, tab_id: entry.tabId });
     }
     return true;
   }

@@ -2,12 +2,12 @@
 // type, press a key, choose an option, hover, scroll, upload), wait, read the text, screenshot.
 
 import { formatSnapshot, DEFAULT_MAX_CHARS } from '../lib/snapshot.js';
-import { cleanText, DEFAULT_PAGE_CHARS, MAX_PAGE_CHARS, textPage } from '../lib/page-text.js';
+import { cleanText, DEFAULT_PAGE_CHARS, textPage } from '../lib/page-text.js';
 import { keyEvents, parseKey } from '../lib/keys.js';
 import { checkScriptable, inPage, ToolError } from './page-calls.js';
+import { BROWSER_TOOLS } from '../lib/protocol.js';
 
 const NAV_WAIT_MS = 30_000;
-const MAX_SNAPSHOT_CHARS = 200_000;
 const UPLOAD_ATTR = 'data-webmcp-sidecar-upload';
 /** Chrome cannot capture taller than this many device pixels in one go. */
 const MAX_CAPTURE_PX = 16_384;
@@ -30,7 +30,16 @@ function refArg(ctx, name = 'ref', required = true) {
   return v.trim();
 }
 
-function numArg(ctx, name, { min, max, def }) {
+/**
+ * A number argument, in the range its tool's schema gives (tools/browser_tools.py, generated into
+ * lib/generated/protocol.js), else in `min`..`max`.
+ * @param {CallCtx} ctx @param {string} name
+ * @param {{min?: number, max?: number, def: number}} range
+ */
+function numArg(ctx, name, { min = -Infinity, max = Infinity, def }) {
+  const schema = /** @type {any} */ (BROWSER_TOOLS)[ctx.tool]?.inputSchema.properties[name] ?? {};
+  min = schema.minimum ?? min;
+  max = schema.maximum ?? max;
   const v = ctx.args[name];
   if (v === undefined || v === null) return def;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) {
@@ -116,9 +125,9 @@ export const PAGE_TOOLS = {
       const tab = await pageTab(env, ctx);
       const interactive = boolArg(ctx, 'interactive', true);
       const root = refArg(ctx, 'ref', false);
-      const maxChars = numArg(ctx, 'max_chars', { min: 200, max: MAX_SNAPSHOT_CHARS, def: DEFAULT_MAX_CHARS });
-      const maxDepth = numArg(ctx, 'depth', { min: 1, max: 1000, def: Infinity });
-      const page = numArg(ctx, 'page', { min: 1, max: 100_000, def: 1 });
+      const maxChars = numArg(ctx, 'max_chars', { def: DEFAULT_MAX_CHARS });
+      const maxDepth = numArg(ctx, 'depth', { max: 1000, def: Infinity });
+      const page = numArg(ctx, 'page', { max: 100_000, def: 1 });
       const res = await inPage(tab.id, 'snapshot', { interactive, root, base: env.refBase.get(tab.id) ?? 1 });
       env.refBase.set(tab.id, res.next);
       const snap = formatSnapshot(res.records, { interactive, maxDepth, maxChars, page: Math.floor(page) });
@@ -223,7 +232,7 @@ export const PAGE_TOOLS = {
         throw new ToolError('invalid_args', '`direction` is up, down, left or right.');
       }
       if (!ref && !direction) throw new ToolError('invalid_args', 'Give `ref` (scroll it into view) or `direction` (scroll the page), or both (scroll inside ref).');
-      const amount = numArg(ctx, 'amount', { min: 0.1, max: 100, def: 1 });
+      const amount = numArg(ctx, 'amount', { min: 0.1, def: 1 });
       const r = await inPage(tab.id, 'scroll', { ref, direction, amount });
       const where = ref && !direction ? `Scrolled ${ref} (${r.desc}) into view` : `Scrolled ${r.desc === 'the page' ? 'the page' : `${ref} (${r.desc})`} ${direction}`;
       const atEnd = r.y >= r.maxY ? ' (at the bottom)' : r.y === 0 ? ' (at the top)' : '';
@@ -268,7 +277,7 @@ export const PAGE_TOOLS = {
       const ref = refArg(ctx, 'ref', false);
       const gone = boolArg(ctx, 'gone', false);
       const navigation = boolArg(ctx, 'navigation', false);
-      const timeoutMs = numArg(ctx, 'timeout_s', { min: 0, max: 600, def: 10 }) * 1000;
+      const timeoutMs = numArg(ctx, 'timeout_s', { def: 10 }) * 1000;
       if (text !== undefined && (typeof text !== 'string' || !text.trim())) throw new ToolError('invalid_args', '`text` must be non-empty text.');
       if (!navigation && text === undefined && !ref) {
         throw new ToolError('invalid_args', 'Say what to wait for: `text` (appears, or with gone: true disappears), `ref` (becomes visible, or gone), or `navigation: true`.');
@@ -305,9 +314,9 @@ export const PAGE_TOOLS = {
   page_text: {
     async run(env, ctx) {
       const tab = await pageTab(env, ctx);
-      const pageNo = numArg(ctx, 'page', { min: 1, max: 100_000, def: 1 });
+      const pageNo = numArg(ctx, 'page', { max: 100_000, def: 1 });
       if (!Number.isInteger(pageNo)) throw new ToolError('invalid_args', '`page` is a whole number, 1 for the first page.');
-      const size = numArg(ctx, 'max_chars', { min: 500, max: MAX_PAGE_CHARS, def: DEFAULT_PAGE_CHARS });
+      const size = numArg(ctx, 'max_chars', { def: DEFAULT_PAGE_CHARS });
       const ref = refArg(ctx, 'ref', false);
       const r = await inPage(tab.id, 'text', { ref });
       const text = cleanText(r.text);
@@ -326,8 +335,8 @@ export const PAGE_TOOLS = {
       const fullPage = boolArg(ctx, 'full_page', false);
       const format = ctx.args.format ?? 'jpeg';
       if (format !== 'jpeg' && format !== 'png') throw new ToolError('invalid_args', '`format` is jpeg or png.');
-      const quality = Math.round(numArg(ctx, 'quality', { min: 1, max: 100, def: 80 }));
-      const maxWidth = numArg(ctx, 'max_width', { min: 100, max: 8000, def: 1280 });
+      const quality = Math.round(numArg(ctx, 'quality', { def: 80 }));
+      const maxWidth = numArg(ctx, 'max_width', { def: 1280 });
       if (ref && fullPage) throw new ToolError('invalid_args', 'Give either `ref` (one element) or `full_page`, not both.');
       const part = ref ? await inPage(tab.id, 'rect', { ref }) : null;
       const shot = await env.debuggers.use(tab.id, async (send) => {

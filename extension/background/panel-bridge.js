@@ -4,9 +4,9 @@
 // comes here; each function below does what one route asks, cheaply when no panel is open.
 
 import { callerOf, OpLog } from '../lib/oplog.js';
-import { DEFAULT_MAX_BYTES } from '../lib/protocol.js';
+import { DEFAULT_MAX_BYTES, PANEL_PORT_NAME } from '../lib/protocol.js';
 
-export const PANEL_PORT_NAME = 'webmcp-panel';
+export { PANEL_PORT_NAME };
 const INSPECT_TIMEOUT_MS = 60_000;
 
 /**

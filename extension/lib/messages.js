@@ -1,10 +1,8 @@
 // Checking what the host sends, shaping what goes back, and the plain-language error texts.
 // Whatever leaves here must validate against host/webmcp_sidecar/wire/messages.py.
 
-import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, ERROR_CODES } from './protocol.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, ERROR_CODES, ERROR_TEXTS, MAX_TIMEOUT_MS } from './protocol.js';
 
-/** A call may not ask for more than a day; anything longer is a bug upstream. */
-const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
 const MAX_MESSAGE_CHARS = 2000;
 
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -119,10 +117,10 @@ export function notFoundMessage(site, tool, names) {
   return `${site} has no tool named "${tool}" right now. Its tools: ${shown}.`;
 }
 
-export const TAB_CLOSED_MESSAGE = 'The tab running the call was closed before the tool answered.';
+export const TAB_CLOSED_MESSAGE = ERROR_TEXTS.tab_closed;
 
 /** @param {number} ms */
 export function timeoutMessage(ms) {
   return `The page did not answer within ${Math.round(ms / 100) / 10} s. It may be busy or stuck; try again, or reload the page.`;
 }
-export const CANCELLED_MESSAGE = 'The call was cancelled.';
+export const CANCELLED_MESSAGE = ERROR_TEXTS.cancelled;

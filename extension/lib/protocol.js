@@ -2,37 +2,35 @@
 // The authoritative models are host/webmcp_sidecar/wire/messages.py (pydantic):
 // whatever the extension sends must validate against them.
 
-/** Native messaging host name (the manifest the installer writes). */
-export const HOST_NAME = 'io.webmcp.sidecar';
-/** Name of the content script <-> service worker port (one per frame). */
-export const PAGE_PORT_NAME = 'webmcp-page';
-export const PROTOCOL_VERSION = 1;
+// The constants are written once, in host/webmcp_sidecar/wire/constants.py, and generated into
+// lib/generated/protocol.js (`python -m webmcp_sidecar.wire.gen_js`); this module re-exports them
+// under the names the extension uses, with the message shapes below.
+export {
+  PROTOCOL_VERSION, HOST_NAME, PAGE_PORT_NAME, PANEL_PORT_NAME, PANEL_SESSION, DEFAULT_TIMEOUT_MS,
+  MAX_TIMEOUT_MS, MAX_BROWSER_TIMEOUT_MS, DEFAULT_MAX_BYTES, TOOL_NAME_RE, TOOL_SOURCES, ERROR_CODES,
+  ERROR_TEXTS, PANEL_TYPES, AGENT_TYPES, BROWSER_TOOLS, BROWSER_TO_HOST_SPLIT,
+  /** Chrome kills the native port on a larger host->browser frame; the host splits. */
+  MAX_TO_BROWSER as HOST_TO_BROWSER_MAX_FRAME,
+  /** Largest message we are willing to reassemble from chunks. */
+  MAX_REASSEMBLED as REASSEMBLY_MAX,
+} from './generated/protocol.js';
+import { VERSION_MISMATCH } from './generated/protocol.js';
 
-const MiB = 1024 * 1024;
-/** Chrome kills the native port on a larger host->browser frame; the host splits. */
-export const HOST_TO_BROWSER_MAX_FRAME = 1 * MiB;
-/** Browser->host frames may be 64 MiB; we split above half of that to stay clear of it. */
-export const BROWSER_TO_HOST_SPLIT = 32 * MiB;
-/** Largest message we are willing to reassemble from chunks. */
-export const REASSEMBLY_MAX = 256 * MiB;
-
-export const DEFAULT_TIMEOUT_MS = 60_000;
-export const DEFAULT_MAX_BYTES = 16 * MiB;
 /** Extra time the service worker gives the content script before answering `timeout` itself. */
 export const TIMEOUT_GRACE_MS = 1_000;
 
-/** WebMCP's own rule for tool names. */
-export const TOOL_NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
-export const TOOL_SOURCES = Object.freeze(['native', 'polyfill', 'legacy', 'declarative', 'skill', 'browser']);
-export const ERROR_CODES = Object.freeze([
-  'no_extension', 'no_tab', 'not_found', 'invalid_args', 'page_error', 'timeout',
-  'cancelled', 'too_large', 'tab_closed', 'bad_request', 'internal',
-]);
+/**
+ * What the panel shows (and calls are answered with) when extension and host speak different
+ * protocols.
+ * @param {unknown} extension @param {unknown} host
+ */
+export function versionMismatch(extension, host) {
+  return VERSION_MISMATCH.replace('{extension}', String(extension)).replace('{host}', String(host));
+}
 
 /**
- * @typedef {'native'|'polyfill'|'legacy'|'declarative'|'skill'|'browser'} ToolSource
- * @typedef {'no_extension'|'no_tab'|'not_found'|'invalid_args'|'page_error'|'timeout'|
- *   'cancelled'|'too_large'|'tab_closed'|'bad_request'|'internal'} ErrorCode
+ * @typedef {import('./generated/protocol.js').ToolSource} ToolSource
+ * @typedef {import('./generated/protocol.js').ErrorCode} ErrorCode
  *
  * @typedef {{readOnlyHint?: boolean, destructiveHint?: boolean, idempotentHint?: boolean,
  *   openWorldHint?: boolean, untrustedContentHint?: boolean, [k: string]: unknown}} ToolAnnotations
@@ -57,6 +55,7 @@ export const ERROR_CODES = Object.freeze([
  * @typedef {{type: 'browser_call', id: string, session: string, tool: string, args: object,
  *   timeout_ms: number, tab_id?: number}} BrowserCallMsg  session 'panel' = the tab in view
  * @typedef {{type: 'session'|'session_end', session: string, client?: string}} SessionMsg
+ * @typedef {{type: 'host_hello', protocol: number, host_version?: string}} HostHelloMsg
  *
  * --- both ways ---
  * @typedef {{type: 'chunk', cid: string, seq: number, last: boolean, data: string}} ChunkMsg

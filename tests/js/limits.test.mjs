@@ -1,6 +1,7 @@
 // The limits on what a page may put into the chain: one set of numbers and checks
-// (page/isolated/limits.js, tool-checks.js: classic scripts the content script loads and
-// lib/limits.js, lib/tools.js import), applied by the content script (page/isolated/validate.js)
+// (page/isolated/generated-limits.js, generated from the same source as lib/generated/protocol.js
+// that lib/limits.js re-exports; tool-checks.js, which the content script loads and lib/tools.js
+// imports), applied by the content script (page/isolated/validate.js)
 // and again by lib/tools.js.
 
 import { test } from 'node:test';
@@ -31,7 +32,7 @@ function isolatedWorld() {
 }
 
 test('the content script loads the limits and checks of lib/ themselves, first', () => {
-  assert.deepEqual(ISOLATED_FILES.slice(0, 2), ['page/isolated/limits.js', 'page/isolated/tool-checks.js']);
+  assert.deepEqual(ISOLATED_FILES.slice(0, 2), ['page/isolated/generated-limits.js', 'page/isolated/tool-checks.js']);
   assert.equal(ISOLATED_FILES.at(-1), 'page/isolated/relay.js');
   const ns = isolatedWorld();
   for (const [name, value] of Object.entries(limits)) assert.equal(ns.limits[name], value, name);

@@ -24,10 +24,8 @@
 
   const PAGE_EVENT = 'webmcp-sidecar:page'; // MAIN -> ISOLATED
   const EXT_EVENT = 'webmcp-sidecar:ext'; // ISOLATED -> MAIN
-  const PORT_NAME = 'webmcp-page';
+  const { PAGE_PORT_NAME: PORT_NAME, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_BYTES } = ns.protocol;
   const MAX_PAGE_MESSAGE = 48 * 1024 * 1024; // a flood is read, then cut to the first tools
-  const DEFAULT_TIMEOUT_MS = 60_000;
-  const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 
   /** @type {any} */
   const mc = /** @type {any} */ (document).modelContext;

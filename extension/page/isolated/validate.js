@@ -1,6 +1,6 @@
 // WebMCP Sidecar, ISOLATED world: what of a page's tool list may leave the page. The page (or its
 // MAIN-world script, which the page can drive) hands over anything; this checks, trims and
-// deduplicates it within the limits of limits.js, with the checks of tool-checks.js (both loaded
+// deduplicates it within the limits of generated-limits.js, with the checks of tool-checks.js (both loaded
 // before this file), and says what it left out and why (`dropped`).
 (() => {
   'use strict';
@@ -9,7 +9,7 @@
   const { MAX_SCHEMA_DEPTH, MAX_SCHEMA_BYTES, MAX_TOOLS_PER_FRAME, MAX_SITE_BYTES, MAX_DESCRIPTION, MAX_TITLE } = ns.limits;
   const { utf8Length, checkJson, noDrops, addDrop } = ns.toolChecks;
 
-  const NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
+  const NAME_RE = ns.protocol.TOOL_NAME_RE;
   // Our own.
   const MAX_ANNOTATIONS = 32;
   const MAX_ANNOTATION_STRING = 1024;

@@ -109,11 +109,11 @@
 
   const PAGE_EVENT = 'webmcp-sidecar:page'; // MAIN -> ISOLATED
   const EXT_EVENT = 'webmcp-sidecar:ext'; // ISOLATED -> MAIN
-  const NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
   const MAX_DEPTH = 200;
 
   /** @param {unknown} name */
-  const validName = (name) => typeof name === 'string' && rApply(reTest, NAME_RE, [name]);
+  // NAME_RE: WebMCP's rule, added to the namespace by generated-constants.js (the next file).
+  const validName = (name) => typeof name === 'string' && rApply(reTest, ns.NAME_RE, [name]);
   /** @param {string} s @param {number} n */
   const cut = (s, n) => (s.length > n ? rApply(strSlice, s, [0, n]) + '…' : s);
   /** @param {string} s */
@@ -145,7 +145,7 @@
     unlisten, detailOf, strTrim, strSlice, strReplace, strToLower, reTest, inputValueSet, inputCheckedSet,
     textareaValueSet, selectValueSet, optionSelectedSet, elClick, formRequestSubmit, formElementsGet,
     elGetAttribute, elHasAttribute, elClosest, elMatches, elQuerySelector, docQuerySelectorAll, PAGE_EVENT,
-    EXT_EVENT, NAME_RE, validName, cut, squash, isObj, typeError, opError, domError, abortReason, MAX_DEPTH,
+    EXT_EVENT, validName, cut, squash, isObj, typeError, opError, domError, abortReason, MAX_DEPTH,
   };
   for (const k of oKeys(shared)) ns[k] = shared[k];
   try {

@@ -21,6 +21,9 @@ PROTOCOL_VERSION = 1
 HOST_NAME = "io.webmcp.sidecar"  # the native-messaging host the installer registers
 PAGE_PORT_NAME = "webmcp-page"  # content script <-> service worker, one port per frame
 PANEL_PORT_NAME = "webmcp-panel"  # side panel <-> service worker
+# The side panel's own browser session (`browser_call.session`): the tab in view, any tab id;
+# never an MCP entry's.
+PANEL_SESSION = "panel"
 
 # --- frames (native messaging and the local socket) ----------------------------------------
 MiB = 1024 * 1024
