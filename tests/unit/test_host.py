@@ -93,7 +93,6 @@ async def test_browser_calls_run_in_the_connections_own_session(browser):
     assert call["args"] == {"ref": "e1"}
 
 
-async def test_malformed_frames_are_dropped_and_the_host_lives_on(browser, tmp_path):
 async def test_the_host_checks_uploads_itself_whatever_entry_sends_them(browser, private_home):
     allowed = private_home / "Uploads"
     allowed.mkdir()
@@ -117,6 +116,7 @@ async def test_the_host_checks_uploads_itself_whatever_entry_sends_them(browser,
     assert call["args"] == {"ref": "e1", "paths": [str((allowed / "cv.pdf").resolve())]}
 
 
+async def test_malformed_frames_are_dropped_and_the_host_lives_on(browser, tmp_path):
     e = await RawEntry.connect()
     browser.send_raw(b"\xff\xfe not utf8")
     browser.send_raw(b"{not json")

@@ -309,6 +309,18 @@ class Host:
         except ValidationError as e:
             self._fail(conn, call_id, "bad_request", f"Bad browser call: {_short(e)}")
             return None
+        if call.tool in _LOCAL_FILES:
+            # Our MCP server checks too, but any local process that passes the hello may send
+            # this: the host hands no file to the browser without its own check. A few stats,
+            # inline; the resolved paths go on (a link swapped after the check changes nothing).
+            paths = call.args.get("paths")
+            try:
+                if not isinstance(paths, list):
+                    raise uploads.UploadRefused("Give the files to upload in `paths` (a list).")
+                call.args = {**call.args, "paths": uploads.check(paths)}
+            except uploads.UploadRefused as e:
+                self._fail(conn, call_id, "invalid_args", f"Not run. {e}")
+                return None
         return dumps(call.model_dump(exclude_none=True))
 
     def _fail(self, conn: EntryConn, call_id: str, code: m.ErrorCode, message: str) -> None:
@@ -317,6 +329,8 @@ class Host:
 
 
 _RESULT_HEAD = b'{"type":"result","id":"'
+# Browser tools that hand local files to the page (their `paths` are checked by `uploads`).
+_LOCAL_FILES = frozenset(t.name for t in BROWSER_TOOLS if t.local_files)
 
 PANEL_REFUSED = (
     "Browser tools of MCP clients act in the client's own tabs; the side panel's session "
@@ -339,18 +353,6 @@ def _encode(msg: m.SiteTools | m.Registry) -> bytes:
         msg = msg.model_copy(update={"sites": {s: t for s, t in msg.sites.items() if t}})
     return dumps(msg.model_dump(exclude_none=True))
 
-        if call.tool in _LOCAL_FILES:
-            # Our MCP server checks too, but any local process that passes the hello may send
-            # this: the host hands no file to the browser without its own check. A few stats,
-            # inline; the resolved paths go on (a link swapped after the check changes nothing).
-            paths = call.args.get("paths")
-            try:
-                if not isinstance(paths, list):
-                    raise uploads.UploadRefused("Give the files to upload in `paths` (a list).")
-                call.args = {**call.args, "paths": uploads.check(paths)}
-            except uploads.UploadRefused as e:
-                self._fail(conn, call_id, "invalid_args", f"Not run. {e}")
-                return None
 
 def _short(e: Exception) -> str:
     text = str(e)
@@ -359,8 +361,6 @@ def _short(e: Exception) -> str:
 
 async def run(origin: str, plugins: Iterable[Plugin] = ()) -> int:
     """Serve until the browser closes our stdin."""
-# Browser tools that hand local files to the page (their `paths` are checked by `uploads`).
-_LOCAL_FILES = frozenset(t.name for t in BROWSER_TOOLS if t.local_files)
     reader, writer = await open_stdio()
     host = Host(origin, writer)
     for plugin in plugins:
