@@ -213,8 +213,8 @@ async def test_calls_before_the_extension_says_hello_get_a_clear_error(sock_env)
     e.send({"type": "call", "id": e.welcome["conn"] + ".1", "site": "a", "tool": "t"})
     r = await e.recv("result")
     assert r["error"]["code"] == "no_extension" and "browser" in r["error"]["message"]
-    assert await b.close() == 0
     assert r["error"]["message"] == NO_EXTENSION  # what the panel's agent says too (test_agent)
+    assert await b.close() == 0
 
 
 async def test_eof_on_stdin_exits_cleanly_and_removes_the_socket(browser):
