@@ -5,7 +5,7 @@
 import { Backoff } from '../lib/backoff.js';
 import { frameBytesBound, jsonStringBytesBound, Reassembler, splitIntoChunks } from '../lib/chunks.js';
 import { explainNativeError } from '../lib/native-errors.js';
-import { BROWSER_TO_HOST_SPLIT, HOST_NAME } from '../lib/protocol.js';
+import { BROWSER_TO_HOST_SPLIT, HOST_NAME, PROTOCOL_VERSION, versionMismatch } from '../lib/protocol.js';
 
 /** A port open this long counts as working even if the host said nothing, and resets the backoff. */
 const STABLE_MS = 5_000;
@@ -48,6 +48,8 @@ export class NativeLink {
     this.connected = false;
     /** @type {string|null} */ this.lastError = null;
     /** @type {string|null} */ this.hint = null;
+    /** Set when the host speaks another protocol (its `host_hello`): what to tell the user. @type {string|null} */
+    this.mismatch = null;
     /** @type {ReturnType<typeof setTimeout>|null} */ this.reconnectTimer = null;
     /** @type {ReturnType<typeof setTimeout>|null} */ this.stableTimer = null;
     this.retryAt = 0;
@@ -70,6 +72,7 @@ export class NativeLink {
     }
     this.port = port;
     this.connected = false;
+    this.mismatch = null;
     this.reassembler.reset();
     port.onMessage.addListener((raw) => {
       this.markConnected();
@@ -95,10 +98,21 @@ export class NativeLink {
     this.hint = null;
   }
 
+  /**
+   * The host's `host_hello` (checked): a host of another protocol gets no call routed to it
+   * (routes.js answers them with `mismatch`), and the panel's status says what to do.
+   * @param {{protocol: number, host_version?: string}} msg
+   */
+  hostHello(msg) {
+    this.mismatch = msg.protocol === PROTOCOL_VERSION ? null : versionMismatch(PROTOCOL_VERSION, msg.protocol);
+    if (this.mismatch) this.log('error', this.mismatch);
+  }
+
   /** @param {string|undefined} message chrome.runtime.lastError.message, if any */
   down(message) {
     this.port = null;
     this.connected = false;
+    this.mismatch = null;
     if (this.stableTimer) clearTimeout(this.stableTimer);
     this.stableTimer = null;
     this.lastError = message ?? 'The connection to the host closed.';
@@ -166,6 +180,9 @@ export class NativeLink {
 
   /** The link's part of the worker's status. */
   state() {
+    if (this.port && this.mismatch) {
+      return { connected: false, state: 'mismatch', lastError: this.mismatch, hint: this.mismatch, retryInMs: null };
+    }
     return {
       connected: this.connected,
       state: this.port ? (this.connected ? 'connected' : 'connecting') : 'disconnected',

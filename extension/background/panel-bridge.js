@@ -149,6 +149,10 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
     },
 
     /** The registry went to the host (`registry`, `site_tools`): the panels' status shows it. */
+    /** The link's state changed (e.g. the host speaks another protocol): the panels show it. */
+    statusChanged() {
+      if (panels.size) broadcast(fullStatus());
+    },
     registryChanged() {
       if (panels.size) queueMicrotask(() => broadcast(fullStatus())); // after the registry took the change
     },

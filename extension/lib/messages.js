@@ -52,6 +52,12 @@ export function checkHostMessage(msg) {
       return { ok: true, msg: { type, id: typeof msg.id === 'string' ? msg.id : '' } };
     case 'chunk':
       return { ok: true, msg };
+    case 'host_hello':
+      if (!Number.isInteger(msg.protocol)) return bad('no protocol');
+      return {
+        ok: true,
+        msg: { type, protocol: msg.protocol, host_version: typeof msg.host_version === 'string' ? msg.host_version : '' },
+      };
     default:
       return { ok: false, error: `unknown message type ${JSON.stringify(String(type)).slice(0, 80)}` };
   }

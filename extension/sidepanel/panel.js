@@ -68,6 +68,7 @@ function onMessage(msg) {
   switch (msg?.type) {
     case 'status': {
       const wasConnected = app.status?.connected;
+      const wasMismatch = app.status?.state === 'mismatch';
       app.status = msg;
       showConnection(msg);
       showTarget();
@@ -77,6 +78,8 @@ function onMessage(msg) {
       // The host just came (back): ask it for the agent's state.
       if (msg.connected && !wasConnected && !views.settings.state) app.send({ type: 'panel_hello' });
       if (!msg.connected && msg.state === 'disconnected') views.chat.hostLost();
+      // Extension and host speak different protocols: say so where the user looks, once.
+      if (msg.state === 'mismatch' && !wasMismatch && msg.hint) views.chat.onError({ message: msg.hint });
       return;
     }
     case 'oplog': return views.log.upsert(msg.entry);
@@ -107,7 +110,8 @@ function showConnection(status) {
   const clients = status?.mcpClients?.length ?? 0;
   const label = state === 'connected'
     ? `Host connected${clients ? ` · ${clients} MCP client${clients > 1 ? 's' : ''}` : ''}`
-    : state === 'connecting' ? 'Connecting to the host…' : 'Host not connected';
+    : state === 'connecting' ? 'Connecting to the host…'
+      : state === 'mismatch' ? "Host and extension don't match" : 'Host not connected';
   one('.label', el).textContent = label;
   el.title = status?.hint ?? label;
 }

@@ -25,6 +25,7 @@ async def browser(sock_env):
     b = FakeBrowser(sock_env)
     await b.start()
     b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
+    assert (await b.expect("host_hello"))["protocol"] == 1  # the host's side of the handshake
     b.send({"type": "registry", "sites": {"a.test": TOOLS}})
     yield b
     if b.proc and b.proc.returncode is None:

@@ -120,7 +120,8 @@ class BrowserSide:
                 return error_result(str(e))
         link = self.link()
         if link is None or link.welcome is None:
-            return error_result(NO_BROWSER)
+            problem = self.pool.problem  # e.g. a host of another protocol, which refuses calls
+            return error_result(f"{problem}\n\n{NO_BROWSER}" if problem else NO_BROWSER)
         if link not in self._told:
             self.note_client(self.client or DEFAULT_CLIENT)
         call = m.BrowserCall(

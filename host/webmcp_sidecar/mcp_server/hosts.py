@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import FrameError, dumps, parse_payload
+from webmcp_sidecar.wire.constants import ENTRY_MISMATCH, PROTOCOL_VERSION
 from webmcp_sidecar.wire.messages import loggable
 from webmcp_sidecar.wire.pending import PendingRequests
 
@@ -49,6 +50,8 @@ class HostLink:
         self.extension_connected = False
         # This entry's MCP session's tabs in that browser (its `session_tabs` messages).
         self.session_tabs: m.SessionTabs | None = None
+        # The host speaks another protocol: it refuses our calls; this says why, in plain words.
+        self.mismatch: str | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._pending: PendingRequests[dict[str, Any]] = PendingRequests()
         self.closed = asyncio.Event()
@@ -69,6 +72,11 @@ class HostLink:
         if payload is None:
             raise ConnectionError("host closed the link during the handshake")
         self.welcome = m.Welcome.model_validate(parse_payload(payload))
+        if self.welcome.protocol != PROTOCOL_VERSION:
+            self.mismatch = ENTRY_MISMATCH.format(entry=PROTOCOL_VERSION, host=self.welcome.protocol)
+            log.warning("host %s: %s", self.welcome.pid, self.mismatch)
+            self.welcome.sites, self.welcome.notices = {}, {}
+            self.welcome.extension_connected = False
         self.sites = dict(self.welcome.sites)
         self._set_notices(self.welcome.notices)
         self.extension_connected = self.welcome.extension_connected
@@ -182,7 +190,14 @@ class HostPool:
         self.first_scan = asyncio.Event()
         self._failed: dict[str, int] = {}
         # Why no host can be reached at all (the socket dir was refused), in plain words.
-        self.problem: str | None = None
+        self.dir_problem: str | None = None
+
+    @property
+    def problem(self) -> str | None:
+        """Why no browser can be reached, in plain words: the socket dir, or hosts of another
+        protocol (they refuse our calls)."""
+        found = [self.dir_problem, *(link.mismatch for link in self.links.values())]
+        return "\n\n".join(dict.fromkeys(p for p in found if p)) or None
 
     def touch(self, link: HostLink, sites: list[str]) -> None:
         key = str(link.endpoint.path)
@@ -214,10 +229,10 @@ class HostPool:
 
     async def scan(self, tg: asyncio.TaskGroup) -> None:
         endpoints, problem = localsock.scan()
-        if problem != self.problem:
+        if problem != self.dir_problem:
             if problem:
                 log.warning("%s", problem)
-            self.problem = problem
+            self.dir_problem = problem
             self.on_change()
         found = {str(ep.path): ep for ep in endpoints}
         new = [ep for key, ep in found.items() if key not in self.links]

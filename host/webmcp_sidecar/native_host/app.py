@@ -35,6 +35,7 @@ from webmcp_sidecar.wire.codec import (
     parse_payload,
     split_message,
 )
+from webmcp_sidecar.wire.constants import ENTRY_MISMATCH, PROTOCOL_VERSION, VERSION_MISMATCH
 from webmcp_sidecar.wire.pending import PendingRequests
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,7 @@ class EntryConn:
         self.writer = writer
         self.pending: set[str] = set()
         self.client: str | None = None  # set by `session_info`
+        self.mismatch: str | None = None  # the entry speaks another protocol: refuse its calls
 
     def send_payload(self, payload: bytes) -> None:
         if not self.writer.is_closing():
@@ -81,6 +83,8 @@ class Host:
         self.notices: dict[str, str] = {}  # site -> what the extension cut of it
         self.extension_version: str | None = None
         self.browser = ""
+        # The extension speaks another protocol: what to say instead of serving it.
+        self.mismatch: str | None = None
         self.conns: dict[str, EntryConn] = {}
         self.pending: dict[str, EntryConn] = {}  # call id -> the entry that made it
         self.own_pending: PendingRequests[dict[str, Any]] = PendingRequests()  # the host's own calls
@@ -134,6 +138,8 @@ class Host:
             if target is not None:
                 target.send_payload(payload)
             return
+        if self.mismatch and kind not in _LINK_TYPES:
+            return  # an extension of another protocol is refused (it was told, in `host_hello`)
         if isinstance(kind, str) and (handler := self.handlers.get(kind)) is not None:
             handler(raw, payload)
             return
@@ -161,6 +167,16 @@ class Host:
             self.notices = dict(msg.notices)
             self.broadcast(payload if _kept_all(raw, msg) else _encode(msg))
         elif isinstance(msg, m.Hello):
+            hello = m.HostHello(protocol=PROTOCOL_VERSION, host_version=__version__)
+            self.send_to_browser(dumps(hello.model_dump()))
+            if msg.protocol != PROTOCOL_VERSION:
+                self.mismatch = VERSION_MISMATCH.format(extension=msg.protocol, host=PROTOCOL_VERSION)
+                log.error("extension %s refused: %s", msg.extension_version[:50], self.mismatch)
+                self.extension_version = None
+                self.sites, self.notices = {}, {}
+                self.broadcast(dumps(self.status().model_dump()))
+                return
+            self.mismatch = None
             self.extension_version = msg.extension_version
             self.browser = msg.browser
             log.info("extension %s connected (%s)", msg.extension_version, msg.browser)
@@ -246,11 +262,21 @@ class Host:
         ):
             log.warning("refused a local connection: it did not begin with a valid entry_hello")
             return False
+        if hello.protocol != PROTOCOL_VERSION:
+            # Kept open, so the entry does not reconnect in a loop; each call is told why.
+            conn.mismatch = ENTRY_MISMATCH.format(entry=hello.protocol, host=PROTOCOL_VERSION)
+            log.warning("MCP entry %s (pid %s) refused: %s", conn.id, hello.pid, conn.mismatch)
+            welcome = m.Welcome(
+                host_id=self.host_id, conn=conn.id, pid=os.getpid(), protocol=PROTOCOL_VERSION
+            )
+            conn.send_payload(dumps(welcome.model_dump(exclude_none=True)))
+            return True
         self.conns[conn.id] = conn
         welcome = m.Welcome(
             host_id=self.host_id,
             conn=conn.id,
             pid=os.getpid(),
+            protocol=PROTOCOL_VERSION,
             browser=self.browser,
             extension_origin=self.origin,
             extension_version=self.extension_version,
@@ -265,6 +291,10 @@ class Host:
     def on_entry_message(self, conn: EntryConn, raw: dict[str, Any], payload: bytes) -> None:
         """A frame of an admitted entry (after its hello)."""
         kind = raw.get("type")
+        if conn.mismatch:
+            if kind in ROUTED and isinstance(raw.get("id"), str):
+                self._fail(conn, raw["id"], "bad_request", conn.mismatch)
+            return
         if kind in ROUTED:
             call_id = raw.get("id")
             if not isinstance(call_id, str) or not call_id.startswith(conn.prefix):
@@ -276,7 +306,7 @@ class Host:
                     return
                 payload = stamped
             if not self.extension_connected:
-                self._fail(conn, call_id, "no_extension", NO_EXTENSION)
+                self._fail(conn, call_id, "no_extension", self.mismatch or NO_EXTENSION)
                 return
             self.pending[call_id] = conn
             conn.pending.add(call_id)
@@ -331,6 +361,8 @@ class Host:
 _RESULT_HEAD = b'{"type":"result","id":"'
 # Browser tools that hand local files to the page (their `paths` are checked by `uploads`).
 _LOCAL_FILES = frozenset(t.name for t in BROWSER_TOOLS if t.local_files)
+# What an extension of another protocol may still send: enough to be told, and to log.
+_LINK_TYPES = frozenset({"hello", "ping", "pong", "log", "chunk"})
 
 PANEL_REFUSED = (
     "Browser tools of MCP clients act in the client's own tabs; the side panel's session "

@@ -360,7 +360,7 @@ ExtensionMessage = Annotated[
     Field(discriminator="type"),
 ]
 HostToExtension = Annotated[
-    Call | Cancel | OpenUrl | Chunk | Ping | Pong | Session | SessionEnd | BrowserCall,
+    Call | Cancel | OpenUrl | Chunk | Ping | Pong | Session | SessionEnd | BrowserCall | HostHello,
     Field(discriminator="type"),
 ]
 EntryMessage = Annotated[
