@@ -223,7 +223,12 @@ export function installBrowserTools({ send, log = noop }) {
     };
   }
 
-  chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  /**
+   * The side panel's Sessions view (`sessions`, `session_focus`, `session_close_tabs`), routed
+   * here by routes.js from chrome.runtime.onMessage; true when `sendResponse` will be called.
+   * @param {any} msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} sendResponse
+   */
+  function onPanelRequest(msg, sender, sendResponse) {
     if (!PANEL_MESSAGES.has(msg?.type)) return false;
     // Extension pages only (the side panel, in its pane or a tab), never content scripts.
     if (sender.id !== chrome.runtime.id || !sender.url?.startsWith(chrome.runtime.getURL(''))) return false;
@@ -246,7 +251,7 @@ export function installBrowserTools({ send, log = noop }) {
       return true;
     }
     return false;
-  });
+  }
 
   return {
     /** Host messages this module takes: true when it took it. */
@@ -265,6 +270,7 @@ export function installBrowserTools({ send, log = noop }) {
         default: return false;
       }
     },
+    onPanelRequest,
     sessionsState,
     sessions,
     debuggers,

@@ -16,8 +16,6 @@ import { PANEL_PORT_NAME } from './panel-bridge.js';
 const noop = () => {};
 /** The calls the operation log records. */
 const LOGGED_CALLS = new Set(['call', 'browser_call']);
-/** Host messages that ask for work (none is routed while the host speaks another protocol). */
-const REQUESTS = new Set(['call', 'browser_call', 'open_url', 'cancel', 'session', 'session_end']);
 
 /**
  * @template {Function} F
@@ -34,7 +32,10 @@ const table = (routes) => new Map(Object.entries(routes));
  *   siteCalls: import('./site-calls.js').SiteCalls,
  *   frames: import('./frame-ports.js').FramePorts,
  *   panel: ReturnType<typeof import('./panel-bridge.js').createPanelBridge>,
- *   browserTools: {onHostMessage: (raw: any) => boolean},
+ *   browserTools: {
+ *     onHostMessage: (raw: any) => boolean,
+ *     onPanelRequest: (msg: any, sender: chrome.runtime.MessageSender, respond: (r: any) => void) => boolean,
+ *   },
  *   openUrl: (id: string, url: string) => Promise<void>,
  *   status: () => any,
  *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
@@ -54,6 +55,7 @@ export function createRoutes(w) {
   const unknown = checked(noop);
   const cancelSiteCall = checked((m) => siteCalls.cancel(m.id));
   const toPanels = (raw) => panel.relay(raw);
+  const panelRequest = (msg, sender, respond) => browserTools.onPanelRequest(msg, sender, respond);
 
   /** Host -> extension (the native port; a chunked message is routed once joined). */
   const HOST = table({
@@ -82,10 +84,6 @@ export function createRoutes(w) {
     pong: ['routes.js', checked(noop)], // any message marks the link connected (native-link.js)
     chunk: ['native-link.js', checked((m, fromChunks) => {
       if (fromChunks) return log('warning', 'ignored a chunk inside a chunked message');
-    host_hello: ['native-link.js, panel-bridge.js', checked((m) => {
-      link.hostHello(m); // another protocol: no call is routed (routeHost), the panels say why
-      panel.statusChanged();
-    })],
       const inner = link.join(m);
       if (inner !== undefined) routeHost(inner, true);
     })],
@@ -120,10 +118,10 @@ export function createRoutes(w) {
       respond(w.status());
       return false;
     }],
-    // The side panel's Sessions view: browser-tools.js has its own onMessage listener.
-    sessions: ['browser-tools.js', null],
-    session_focus: ['browser-tools.js', null],
-    session_close_tabs: ['browser-tools.js', null],
+    // The side panel's Sessions view (browser-tools.js checks the sender itself).
+    sessions: ['browser-tools.js', panelRequest],
+    session_focus: ['browser-tools.js', panelRequest],
+    session_close_tabs: ['browser-tools.js', panelRequest],
   });
 
   function routeHost(raw, fromChunks) {
@@ -132,10 +130,6 @@ export function createRoutes(w) {
     const handler = HOST.get(type)?.[1] ?? unknown;
     handler(raw, fromChunks);
   }
-    if (link.mismatch && REQUESTS.has(type)) { // a host of another protocol: say so, route nothing
-      if (typeof raw.id === 'string' && raw.id) toHost(errorResult(raw.id, 'bad_request', link.mismatch));
-      return;
-    }
 
   /** Every message from the host. */
   function fromHost(raw) {

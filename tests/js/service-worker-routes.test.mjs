@@ -77,3 +77,19 @@ test('a host message of a type no route knows is logged back, not dropped silent
     ['log', 'warning', 'ignored a host message: unknown message type "__proto__"'],
   ]);
 });
+
+test("the side panel's Sessions requests go through the routes table to browser-tools.js, from extension pages only", async (t) => {
+  const { chrome, calls } = startWorker(t);
+  assert.equal(chrome.runtime.onMessage.listeners.length, 1, 'one runtime.onMessage listener: the routes table');
+  const ask = (msg, sender) => new Promise((resolve) => {
+    const [willAnswer] = chrome.runtime.onMessage.fire(msg, sender, resolve);
+    if (!willAnswer) resolve('no answer');
+  });
+  const panelPage = { id: chrome.runtime.id, url: chrome.runtime.getURL('sidepanel/panel.html') };
+  assert.deepEqual(await ask({ type: 'session_focus', tabId: 3 }, panelPage), { ok: true });
+  assert.deepEqual(calls.tabsUpdate, [[3, { active: true }]]);
+  const page = { id: chrome.runtime.id, url: 'https://a.test/', tab: { id: 1 } };
+  assert.equal(await ask({ type: 'session_focus', tabId: 2 }, page), 'no answer');
+  assert.equal(await ask({ type: 'session_close_tabs', session: 'c1' }, page), 'no answer');
+  assert.deepEqual(calls.tabsUpdate, [[3, { active: true }]], "a page's request changed nothing");
+});
