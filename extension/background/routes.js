@@ -16,6 +16,8 @@ import { PANEL_PORT_NAME } from './panel-bridge.js';
 const noop = () => {};
 /** The calls the operation log records. */
 const LOGGED_CALLS = new Set(['call', 'browser_call']);
+/** Host messages that ask for work (none is routed while the host speaks another protocol). */
+const REQUESTS = new Set(['call', 'browser_call', 'open_url', 'cancel', 'session', 'session_end']);
 
 /**
  * @template {Function} F
@@ -80,6 +82,10 @@ export function createRoutes(w) {
     agent_event: ['panel-bridge.js', toPanels],
     agent_error: ['panel-bridge.js', toPanels],
     // The link itself.
+    host_hello: ['native-link.js, panel-bridge.js', checked((m) => {
+      link.hostHello(m); // another protocol: no call is routed (routeHost), the panels say why
+      panel.statusChanged();
+    })],
     ping: ['routes.js', checked((m) => void toHost({ type: 'pong', id: m.id }))],
     pong: ['routes.js', checked(noop)], // any message marks the link connected (native-link.js)
     chunk: ['native-link.js', checked((m, fromChunks) => {
@@ -126,6 +132,10 @@ export function createRoutes(w) {
 
   function routeHost(raw, fromChunks) {
     const type = raw?.type;
+    if (link.mismatch && REQUESTS.has(type)) { // a host of another protocol: say so, route nothing
+      if (typeof raw.id === 'string' && raw.id) toHost(errorResult(raw.id, 'bad_request', link.mismatch));
+      return;
+    }
     if (LOGGED_CALLS.has(type)) panel.callStarted(raw); // the operation log: every call, as it comes in
     const handler = HOST.get(type)?.[1] ?? unknown;
     handler(raw, fromChunks);
