@@ -1,5 +1,5 @@
 """Browser tools for the side panel's agent: the same tools MCP clients get
-(`protocol/browser_tools.py`), run as session `panel` on the tab the user is looking at.
+(`tools/browser_tools.py`), run as session `panel` on the tab the user is looking at.
 
 Tab management (list, open, select, close) is left out: the panel's agent works on the user's
 tab, which the user chose; it may still navigate it.
