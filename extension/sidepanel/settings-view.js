@@ -2,6 +2,7 @@
 // keyring, then forgotten), mode, limits; and the connection's state.
 
 import { h } from './dom.js';
+import { SETTINGS_RANGES } from '../lib/protocol.js';
 
 export class SettingsView {
   // The form's controls: render() makes them on the first agent_state, and nothing reads them
@@ -83,10 +84,14 @@ export class SettingsView {
     this.toolMode = h('select', { id: 'set-tool-mode' },
       [['auto', 'Automatic (native, else in the prompt)'], ['native', 'Native tool calling'], ['prompt', 'In the prompt (models without tool calling)']]
         .map(([v, l]) => h('option', { value: v, selected: s.tool_mode === v }, l)));
-    const num = (id, value, min, max, step) => h('input', { id, type: 'number', value, min, max, step, class: 'num' });
-    this.maxCalls = num('set-max-calls', s.max_tool_calls, 1, 100, 1);
-    this.callTimeout = num('set-call-timeout', s.call_timeout_s, 1, 600, 1);
-    this.turnTimeout = num('set-turn-timeout', s.turn_timeout_s, 5, 3600, 5);
+    // Bounds as the host's Settings model has them (generated into lib/generated/protocol.js).
+    /** @param {string} id @param {number} value @param {keyof typeof SETTINGS_RANGES} field @param {number} step */
+    const num = (id, value, field, step) => h('input', {
+      id, type: 'number', value, min: SETTINGS_RANGES[field].min, max: SETTINGS_RANGES[field].max, step, class: 'num',
+    });
+    this.maxCalls = num('set-max-calls', s.max_tool_calls, 'max_tool_calls', 1);
+    this.callTimeout = num('set-call-timeout', s.call_timeout_s, 'call_timeout_s', 1);
+    this.turnTimeout = num('set-turn-timeout', s.turn_timeout_s, 'turn_timeout_s', 5);
     this.saveMsg = h('div', { id: 'save-msg', class: 'form-msg', role: 'status' });
 
     this.form.replaceChildren(

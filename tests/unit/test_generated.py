@@ -21,6 +21,8 @@ def test_generated_module_holds_every_constant():
     for name in (*gen_js.SCALARS, *gen_js.LIMITS, *gen_js.LISTS, "TOOL_NAME_RE", "BROWSER_TOOLS"):
         assert f"export const {name} = " in text, name
     assert '"upload_file"' in text and '"maxItems": 32' in text
+    assert gen_js.settings_ranges()["call_timeout_s"] == {"min": 1, "max": 600}
+    assert "export const SETTINGS_RANGES = " in text
 
 
 def test_stale_file_is_found(tmp_path):

@@ -459,3 +459,6 @@ export const BROWSER_TOOLS = deepFreeze({
     }
   }
 });
+
+/** The side panel's number settings (agent/settings.py `Settings`): name -> bounds. */
+export const SETTINGS_RANGES = deepFreeze({"max_tool_calls": {"min": 1, "max": 100}, "call_timeout_s": {"min": 1, "max": 600}, "turn_timeout_s": {"min": 5, "max": 3600}});

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from webmcp_sidecar.agent.toolset import Target, ToolFailed, ToolSpec
 from webmcp_sidecar.tools import uploads
 from webmcp_sidecar.tools.browser_tools import TOOLS
+from webmcp_sidecar.wire.constants import PANEL_SESSION
 
 if TYPE_CHECKING:
     from webmcp_sidecar.agent.port import HostPort
@@ -58,6 +59,6 @@ class BrowserToolProvider:
         from webmcp_sidecar.agent.service import run_call
 
         args = await self._checked(spec, args)
-        call = {"type": "browser_call", "session": "panel", "tab_id": target.tab_id,
+        call = {"type": "browser_call", "session": PANEL_SESSION, "tab_id": target.tab_id,
                 "tool": spec.tool, "args": args, "timeout_ms": int(timeout * 1000)}
         return await run_call(self.host, call, spec, args, timeout)

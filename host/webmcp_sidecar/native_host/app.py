@@ -35,7 +35,12 @@ from webmcp_sidecar.wire.codec import (
     parse_payload,
     split_message,
 )
-from webmcp_sidecar.wire.constants import ENTRY_MISMATCH, PROTOCOL_VERSION, VERSION_MISMATCH
+from webmcp_sidecar.wire.constants import (
+    ENTRY_MISMATCH,
+    PANEL_SESSION,  # the side panel's own browser session: never an entry's
+    PROTOCOL_VERSION,
+    VERSION_MISMATCH,
+)
 from webmcp_sidecar.wire.pending import PendingRequests
 
 log = logging.getLogger(__name__)
@@ -62,8 +67,6 @@ class EntryConn:
 ROUTED = frozenset({"call", "open_url", "browser_call"})
 # Messages from the browser addressed to one entry session (by its `session` = conn id).
 TO_SESSION = frozenset({"session_tabs"})
-# The side panel's own browser session (the tab in view, any `tab_id`): never an entry's.
-PANEL_SESSION = "panel"
 # How long a new connection has to introduce itself with `entry_hello`.
 HELLO_TIMEOUT = 10.0
 

@@ -88,6 +88,19 @@ def browser_tools() -> dict[str, Any]:
     }
 
 
+def settings_ranges() -> dict[str, Any]:
+    """The side panel's number settings and their bounds (agent/settings.py `Settings`)."""
+    from webmcp_sidecar.agent.settings import Settings
+
+    out = {}
+    for name, field in Settings.model_fields.items():
+        lo = next((x.ge for x in field.metadata if hasattr(x, "ge")), None)
+        hi = next((x.le for x in field.metadata if hasattr(x, "le")), None)
+        if lo is not None and hi is not None:
+            out[name] = {"min": lo, "max": hi}
+    return out
+
+
 def module_js() -> str:
     out = [
         HEADER,
@@ -119,6 +132,9 @@ def module_js() -> str:
     out.append("")
     out.append("/** The browser tools (tools/browser_tools.py `TOOLS`): flags and argument schemas. */")
     out.append(f"export const BROWSER_TOOLS = deepFreeze({json.dumps(browser_tools(), indent=2)});")
+    out.append("")
+    out.append("/** The side panel's number settings (agent/settings.py `Settings`): name -> bounds. */")
+    out.append(f"export const SETTINGS_RANGES = deepFreeze({js(settings_ranges())});")
     return "\n".join(out) + "\n"
 
 
