@@ -85,7 +85,7 @@ def _run_host(origin: str) -> int:
     # The host and the side panel's agent meet here: the agent depends only on
     # `agent.port.HostPort`, and its hook is light (the agent loads on first panel use).
     from webmcp_sidecar.agent.hook import install as install_agent
-    from webmcp_sidecar.native_host.app import main as host_main
+    from webmcp_sidecar.native_host.process import main as host_main
 
     return host_main(origin, plugins=[install_agent])
 

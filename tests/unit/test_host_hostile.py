@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from tests.support.fake_browser import FakeBrowser
 from tests.support.raw_entry import RawEntry
-from webmcp_sidecar.native_host import app
+from webmcp_sidecar.native_host import app, process
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import dumps
 
@@ -145,11 +145,11 @@ async def test_a_pump_that_fails_ends_the_host(monkeypatch, private_home, caplog
     async def fake_stdio():
         return BrokenReader(), Sink()
 
-    monkeypatch.setattr(app, "open_stdio", fake_stdio)
+    monkeypatch.setattr(process, "open_stdio", fake_stdio)
     # Before: the pump task died alone and run() waited forever on a host that reads nothing.
-    with caplog.at_level(logging.ERROR, logger=app.__name__):
+    with caplog.at_level(logging.ERROR, logger=process.__name__):
         async with asyncio.timeout(30):  # a hang guard, not a timing assertion
-            assert await app.run("chrome-extension://x/") == 0
+            assert await process.run("chrome-extension://x/") == 0
     assert "the pipe broke" in caplog.text
 
 

@@ -8,20 +8,17 @@ frame bytes forwarded as they are (the two links share the message shapes).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import itertools
 import logging
 import os
-import signal
-import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
 
 from webmcp_sidecar import __version__
-from webmcp_sidecar.native_host.stdio import FrameReader, FrameWriter, open_stdio
+from webmcp_sidecar.native_host.stdio import FrameWriter
 from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.tools import uploads
 from webmcp_sidecar.tools.browser_tools import TOOLS as BROWSER_TOOLS
@@ -73,9 +70,6 @@ HELLO_TIMEOUT = 10.0
 # A handler for browser messages of one type that the host itself acts on (e.g. the side
 # panel's agent): gets the decoded message and its frame bytes.
 Handler = Callable[[dict[str, Any], bytes], None]
-# A part of the host composed into it at start (`cli.py` adds the side panel's agent): gets the
-# Host once it exists and registers its `handlers`. Host implements `agent.port.HostPort`.
-Plugin = Callable[["Host"], None]
 
 
 class Host:
@@ -392,74 +386,3 @@ def _encode(msg: m.SiteTools | m.Registry) -> bytes:
 def _short(e: Exception) -> str:
     text = str(e)
     return text if len(text) < 300 else text[:300] + "..."
-
-
-async def run(origin: str, plugins: Iterable[Plugin] = ()) -> int:
-    """Serve until the browser closes our stdin."""
-    reader, writer = await open_stdio()
-    host = Host(origin, writer)
-    for plugin in plugins:
-        plugin(host)
-    server: asyncio.AbstractServer | None = None
-    endpoint: localsock.Endpoint | None = None
-    try:
-        server, endpoint = await localsock.serve(host.serve_entry)
-    except OSError as e:
-        # The browser side (extension, side panel) still works; MCP clients cannot reach it.
-        log.error("MCP clients cannot reach this browser: %s", e)
-    else:
-        host.token = endpoint.token
-        log.info(
-            "host %s (v%s) for %s listening on %s", os.getpid(), __version__, origin, endpoint.path
-        )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
-
-    async def pump() -> None:
-        # However the pump ends, the process must too: Chrome then sees the port close and the
-        # worker reconnects (a host alive without its pump would take calls it never answers).
-        try:
-            await pump_browser(reader, host)
-        except Exception:
-            log.exception("reading from the browser failed")
-        finally:
-            stop.set()
-
-    task = asyncio.create_task(pump())
-    try:
-        await stop.wait()
-    finally:
-        task.cancel()
-        if server is not None and endpoint is not None:
-            server.close()
-            endpoint.path.unlink(missing_ok=True)
-        for conn in list(host.conns.values()):
-            conn.writer.close()
-    return 0
-
-
-async def pump_browser(reader: FrameReader, host: Host) -> None:
-    """Feed the browser's frames to `host` until stdin closes; a bad frame is skipped there."""
-    while (payload := await reader.read()) is not None:
-        host.on_browser_frame(payload)
-    log.info("stdin closed: the browser disconnected")
-
-
-def main(origin: str, plugins: Iterable[Plugin] = ()) -> int:
-    from webmcp_sidecar import logs
-
-    logs.setup("host")
-    if not origin.startswith("chrome-extension://"):
-        print(
-            "webmcp-sidecar host is started by the browser (it speaks native messaging on "
-            "stdin/stdout). To check the setup, run: webmcp-sidecar doctor",
-            file=sys.stderr,
-        )
-    try:
-        return asyncio.run(run(origin, plugins))
-    except Exception:
-        log.exception("host crashed")
-        return 1
