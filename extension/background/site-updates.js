@@ -2,7 +2,7 @@
 // diff, a reloading tab's tools held for a grace, `site_tools` rate-limited per site, and a
 // site's notice written to the host's log once.
 
-import { SITE_UPDATE_BURST, SITE_UPDATE_INTERVAL_MS } from '../lib/limits.js';
+import { SITE_UPDATE_BURST, SITE_UPDATE_INTERVAL_MS, SITE_UPDATE_TOKEN_CHARS } from '../lib/limits.js';
 import { RateLimit } from '../lib/rate-limit.js';
 
 /** How long a site's tools survive its tab reloading before the host hears they are gone. */
@@ -56,7 +56,7 @@ export class SiteUpdates {
    */
   sendChanges(opts) {
     const now = Date.now();
-    for (const { site, tools, notice } of this.registry.takeChanges({ ...opts, allow: (s) => this.siteRate.take(s, now) })) {
+    for (const { site, tools, notice } of this.registry.takeChanges({ ...opts, allow: (s, chars) => this.siteRate.take(s, now, 1 + Math.floor(chars / SITE_UPDATE_TOKEN_CHARS)) })) {
       this.send(notice ? { type: 'site_tools', site, tools, notice } : { type: 'site_tools', site, tools });
       if (notice && this.loggedNotices.get(site) !== notice) this.log('warning', notice);
       if (notice) this.loggedNotices.set(site, notice);

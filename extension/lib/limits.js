@@ -17,7 +17,8 @@ export {
   /** A tool's description and title are cut to these many characters. */
   MAX_DESCRIPTION,
   MAX_TITLE,
-  /** `site_tools` per site: this many at once, then one per interval. */
+  /** `site_tools` per site: a bucket of tokens, one back per interval; an update costs one per started TOKEN_CHARS. */
   SITE_UPDATE_BURST,
   SITE_UPDATE_INTERVAL_MS,
+  SITE_UPDATE_TOKEN_CHARS,
 } from './generated/protocol.js';

@@ -80,14 +80,21 @@ test('a tab moving from http to https: the old http page cannot report for it an
   assert.equal(status().siteInfo['bank.com'].scheme, 'https');
 });
 
-test('a flood of updates is rate-limited per site, and the last state is always delivered', async (t) => {
+import { SITE_UPDATE_BURST, SITE_UPDATE_INTERVAL_MS, SITE_UPDATE_TOKEN_CHARS } from '../../extension/lib/limits.js';
+
+/** Tools whose JSON is about `chars` long, version `v` (so each report differs). */
+const heavyTools = (v, chars) => Array.from({ length: Math.ceil(chars / 4096) }, (_, i) => tool(`${v}_${i}`, { description: 'x'.repeat(4000) }));
+
+test('a flood of big updates is rate-limited per site, and the last state is always delivered', async (t) => {
   const { connectFrame, sendTools, fromHost, status } = hostileWorker(t);
   const flood = connectFrame(3, 0, 'https://flood.com/');
   const quiet = connectFrame(4, 0, 'https://quiet.com/');
   const t0 = Date.now();
-  const allowed = () => 4 + Math.ceil((Date.now() - t0) / 500); // the burst, then 2 a second
+  const cost = 1 + Math.floor((8 * SITE_UPDATE_TOKEN_CHARS) / SITE_UPDATE_TOKEN_CHARS); // ~128 KiB a report
+  // The bucket, then one token per interval: how many such reports may have gone by now.
+  const allowed = () => Math.floor((SITE_UPDATE_BURST + (Date.now() - t0) / SITE_UPDATE_INTERVAL_MS) / cost) + 1;
   for (let i = 1; i <= 40; i++) {
-    sendTools(flood, [tool(`v${i}`)]);
+    sendTools(flood, heavyTools(`v${i}`, 8 * SITE_UPDATE_TOKEN_CHARS));
     await sleep(1); // every report gets its own flush
   }
   sendTools(quiet, [tool('q')]);
@@ -96,16 +103,29 @@ test('a flood of updates is rate-limited per site, and the last state is always 
   assert.deepEqual(sent.filter((m) => m.site === 'quiet.com').map((m) => m.tools[0].name), ['q']); // not held by the flood
   const flooded = sent.filter((m) => m.site === 'flood.com');
   assert.ok(flooded.length >= 1 && flooded.length <= allowed(), `${flooded.length} updates`);
+  assert.ok(flooded.length < 40, `${flooded.length} updates: nothing was held back`);
   // The held state goes out once the site's turn comes.
-  while (flooded.at(-1).tools[0].name !== 'v40') {
+  while (flooded.at(-1).tools[0].name !== 'v40_0') {
     assert.ok(Date.now() - t0 < 10_000, 'the final state never came');
     await sleep(50);
     flooded.push(...siteTools(fromHost()));
   }
   assert.ok(flooded.length <= allowed(), `${flooded.length} updates`);
-  assert.deepEqual(status().sites['flood.com'].map((t) => t.name), ['v40']);
-  await sleep(600);
+  assert.equal(status().sites['flood.com'][0].name, 'v40_0');
+  await sleep(SITE_UPDATE_INTERVAL_MS * cost + 100);
   assert.deepEqual(fromHost(), []); // nothing left over, no timer spinning
+});
+
+test('small tool changes are not held: each one reaches the host at once', async (t) => {
+  const { connectFrame, sendTools, fromHost } = hostileWorker(t);
+  const page = connectFrame(5, 0, 'https://shop.com/');
+  const names = [];
+  for (let i = 1; i <= 40; i++) {
+    sendTools(page, [tool('search'), ...(i % 2 ? [tool('checkout')] : [])]);
+    await tick();
+    names.push(...siteTools(fromHost()).map((m) => m.tools.length));
+  }
+  assert.equal(names.length, 40, `${names.length} of 40 changes went out at once`);
 });
 
 /** big.com reports 256 tools and 9752 left out; then the host reconnects. */

@@ -32,8 +32,9 @@ export const MAX_TOOLS_PER_SITE = 256;
 export const MAX_SITE_BYTES = 1048576;
 export const MAX_DESCRIPTION = 8192;
 export const MAX_TITLE = 256;
-export const SITE_UPDATE_BURST = 4;
-export const SITE_UPDATE_INTERVAL_MS = 500;
+export const SITE_UPDATE_BURST = 64;
+export const SITE_UPDATE_INTERVAL_MS = 25;
+export const SITE_UPDATE_TOKEN_CHARS = 16384;
 
 /** WebMCP's rule for tool names. */
 export const TOOL_NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -51,9 +51,14 @@ MAX_SITE_BYTES = 1 * MiB
 # A tool's description and title are cut to these many characters.
 MAX_DESCRIPTION = 8 * 1024
 MAX_TITLE = 256
-# `site_tools` per site: this many at once, then one per interval; the last state always goes.
-SITE_UPDATE_BURST = 4
-SITE_UPDATE_INTERVAL_MS = 500
+# `site_tools` per site, limited by what they cost every MCP client (each update is a
+# list_changed and a tools/list): a bucket of BURST tokens, one back per INTERVAL; an update takes
+# one token per started TOKEN_CHARS of its JSON. Small changes flow at 40 a second (a page's tool
+# change reaches clients in milliseconds); a full 1 MiB site goes at most every ~1.6 s. The last
+# state always goes.
+SITE_UPDATE_BURST = 64
+SITE_UPDATE_INTERVAL_MS = 25
+SITE_UPDATE_TOKEN_CHARS = 16 * 1024
 
 # WebMCP's own rule for tool names (a JS RegExp source as well as a Python one).
 TOOL_NAME_PATTERN = r"^[A-Za-z0-9_.\-]{1,128}$"
