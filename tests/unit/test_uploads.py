@@ -143,3 +143,17 @@ def test_the_cli_allows_lists_and_removes(home, capsys):
     assert main(["uploads", "remove", str(d)]) == 0
     assert "No longer allowed" in capsys.readouterr().out
     assert uploads.load() == []
+
+
+def test_one_args_check_for_the_entry_the_host_and_the_agent(up):
+    from webmcp_sidecar.tools.browser_tools import LOCAL_FILES
+
+    assert LOCAL_FILES == {"upload_file"}
+    link = up / "link.pdf"
+    link.symlink_to(up / "cv.pdf")
+    args = {"ref": "e3", "paths": [str(link)]}
+    assert uploads.checked_args(args) == {"ref": "e3", "paths": [str((up / "cv.pdf").resolve())]}
+    assert args["paths"] == [str(link)]  # the caller's args are left as they were
+    for bad in (None, str(up / "cv.pdf"), {"0": str(up / "cv.pdf")}):
+        with pytest.raises(UploadRefused, match="`paths`"):
+            uploads.checked_args({"ref": "e3", "paths": bad})

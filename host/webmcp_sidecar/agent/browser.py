@@ -12,14 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from webmcp_sidecar.agent.toolset import Target, ToolFailed, ToolSpec
 from webmcp_sidecar.tools import uploads
-from webmcp_sidecar.tools.browser_tools import TOOLS
+from webmcp_sidecar.tools.browser_tools import LOCAL_FILES, TOOLS
 from webmcp_sidecar.wire.constants import PANEL_SESSION
 
 if TYPE_CHECKING:
     from webmcp_sidecar.agent.port import HostPort
 
 _NOT_FOR_PANEL = frozenset({"tabs", "tab_open", "tab_select", "tab_close"})
-_LOCAL_FILES = frozenset(t.name for t in TOOLS if t.local_files)
 
 
 class BrowserToolProvider:
@@ -47,10 +46,10 @@ class BrowserToolProvider:
 
     async def _checked(self, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
         paths = args.get("paths")
-        if spec.tool in _LOCAL_FILES and isinstance(paths, list) and all(isinstance(p, str) for p in paths):
+        if spec.tool in LOCAL_FILES and isinstance(paths, list) and all(isinstance(p, str) for p in paths):
             try:
                 # Resolved paths go on: a link swapped after the check changes nothing.
-                return {**args, "paths": await asyncio.to_thread(uploads.check, paths)}
+                return await asyncio.to_thread(uploads.checked_args, args)
             except uploads.UploadRefused as e:
                 raise ToolFailed(f"Not run. {e}", "invalid_args") from None
         return args  # anything else malformed is refused by the schema check in run_call

@@ -115,7 +115,7 @@ class BrowserSide:
         if tool.local_files:
             try:
                 # Resolved paths go on: a link swapped after the check changes nothing.
-                args = {**args, "paths": await anyio.to_thread.run_sync(uploads.check, args["paths"])}
+                args = await anyio.to_thread.run_sync(uploads.checked_args, args)
             except uploads.UploadRefused as e:
                 return error_result(str(e))
         link = self.link()

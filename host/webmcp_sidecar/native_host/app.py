@@ -21,7 +21,7 @@ from webmcp_sidecar import __version__
 from webmcp_sidecar.native_host.stdio import FrameWriter
 from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.tools import uploads
-from webmcp_sidecar.tools.browser_tools import TOOLS as BROWSER_TOOLS
+from webmcp_sidecar.tools.browser_tools import LOCAL_FILES
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import (
@@ -336,15 +336,12 @@ class Host:
         except ValidationError as e:
             self._fail(conn, call_id, "bad_request", f"Bad browser call: {_short(e)}")
             return None
-        if call.tool in _LOCAL_FILES:
+        if call.tool in LOCAL_FILES:
             # Our MCP server checks too, but any local process that passes the hello may send
             # this: the host hands no file to the browser without its own check. A few stats,
             # inline; the resolved paths go on (a link swapped after the check changes nothing).
-            paths = call.args.get("paths")
             try:
-                if not isinstance(paths, list):
-                    raise uploads.UploadRefused("Give the files to upload in `paths` (a list).")
-                call.args = {**call.args, "paths": uploads.check(paths)}
+                call.args = uploads.checked_args(call.args)
             except uploads.UploadRefused as e:
                 self._fail(conn, call_id, "invalid_args", f"Not run. {e}")
                 return None
@@ -356,8 +353,6 @@ class Host:
 
 
 _RESULT_HEAD = b'{"type":"result","id":"'
-# Browser tools that hand local files to the page (their `paths` are checked by `uploads`).
-_LOCAL_FILES = frozenset(t.name for t in BROWSER_TOOLS if t.local_files)
 # What an extension of another protocol may still send: enough to be told, and to log.
 _LINK_TYPES = frozenset({"hello", "ping", "pong", "log", "chunk"})
 

@@ -230,3 +230,6 @@ TOOLS: tuple[BrowserTool, ...] = (
         read_only=True,
     ),
 )
+
+# The tools that hand local files to the page: their `paths` go through `uploads.checked_args`.
+LOCAL_FILES = frozenset(t.name for t in TOOLS if t.local_files)

@@ -4,8 +4,9 @@ A prompt injection can ask for any path (`~/.ssh/id_rsa`), so a file is uploaded
 a regular file inside a folder the user allowed (`webmcp-sidecar uploads allow DIR`; none by
 default), judged after symlinks are resolved; and never a dotfile, nothing inside a dot folder,
 key store, password manager or browser profile, nor our own data, whatever folder was allowed.
-The MCP entry and the host's agent both check here, and send the browser the resolved paths
-(a link swapped after the check changes nothing).
+The MCP entry, the host's agent and the host itself (for every entry's `browser_call`) check
+here (`checked_args`), and send the browser the resolved paths (a link swapped after the check
+changes nothing).
 
 The list lives in a file found from the home folder alone (not `$XDG_CONFIG_HOME`, which MCP
 clients strip from the entry's environment): the entry, the host and the CLI read the same file.
@@ -21,6 +22,7 @@ import secrets
 import stat
 import sys
 from pathlib import Path, PurePath
+from typing import Any
 
 from webmcp_sidecar import paths as app_paths
 
@@ -136,6 +138,14 @@ def remove(folder: str) -> Path | None:
 
 
 # --- the check ----------------------------------------------------------------------------------
+
+def checked_args(args: dict[str, Any]) -> dict[str, Any]:
+    """A local-files browser tool's `args` with `paths` checked and resolved (see `check`)."""
+    paths = args.get("paths")
+    if not isinstance(paths, list):
+        raise UploadRefused("Give the files to upload in `paths` (a list).")
+    return {**args, "paths": check(paths)}
+
 
 def check(paths: list[str], allowed: list[Path] | None = None) -> list[str]:
     """The resolved paths to hand to the browser; raises UploadRefused naming the first path that
