@@ -30,6 +30,28 @@ function nativeModelContext() {
   return { mc: new ModelContext(), tools };
 }
 
+/** A page's MessageChannel as far as the files use it: one message, one later task. */
+class MessagePort {
+  postMessage(data) {
+    const other = this.other;
+    setImmediate(() => other.handler?.({ data }));
+  }
+  get onmessage() {
+    return this.handler ?? null;
+  }
+  set onmessage(f) {
+    this.handler = f;
+  }
+}
+class MessageChannel {
+  constructor() {
+    this.port1 = new MessagePort();
+    this.port2 = new MessagePort();
+    this.port1.other = this.port2;
+    this.port2.other = this.port1;
+  }
+}
+
 /** Runs the MAIN-world files in a fresh page; `native` gives the document a modelContext. */
 function page({ native = null } = {}) {
   class Stub {}
@@ -47,6 +69,7 @@ function page({ native = null } = {}) {
   const ctx = vm.createContext({
     ...stubs, window, document, Document, Navigator, navigator: new Navigator(), location: { origin: 'https://a.test' },
     EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, queueMicrotask,
+    MessageChannel, MessagePort, Proxy, WeakMap,
   });
   for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
   return { ctx, window, document, posted, run: (code) => vm.runInContext(code, ctx) };

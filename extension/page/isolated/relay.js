@@ -242,11 +242,16 @@
       }
       const ac = new AbortController();
       call.abort = () => ac.abort();
+      const mark = nativeErrorSeq;
       try {
         const value = await mc.executeTool(rt, args, { signal: ac.signal });
         finish(call, success(value, maxBytes));
       } catch (e) {
-        finish(call, fail('page_error', messageOf(e)));
+        // Chromium hides what the tool threw behind an UnknownError; the MAIN world reported
+        // the real message as it went by (page/main/native.js).
+        const seen = nativeErrors.get(name);
+        const masked = e instanceof DOMException && e.name === 'UnknownError';
+        finish(call, fail('page_error', messageOf(masked && seen && seen.seq > mark ? seen.message : e)));
       }
       return;
     }
@@ -273,6 +278,26 @@
   }
 
   // ---- native mode -------------------------------------------------------------------------
+
+  /** @type {Map<string, {seq: number, message: string}>} the last failure the MAIN world saw, by tool */
+  const nativeErrors = new Map();
+  let nativeErrorSeq = 0;
+
+  /** @param {Event} ev */
+  function onNativeError(ev) {
+    let msg;
+    try {
+      const d = /** @type {CustomEvent} */ (ev).detail;
+      if (typeof d !== 'string' || d.length > 64 * 1024) return;
+      msg = JSON.parse(d);
+    } catch {
+      return;
+    }
+    if (!isPlainObject(msg) || msg.type !== 'native-error') return;
+    if (typeof msg.name !== 'string' || typeof msg.message !== 'string') return;
+    if (nativeErrors.size > 256 && !nativeErrors.has(msg.name)) nativeErrors.clear();
+    nativeErrors.set(msg.name, { seq: ++nativeErrorSeq, message: msg.message });
+  }
 
   /** @type {Promise<void>|null} */
   let refreshing = null;
@@ -369,6 +394,7 @@
 
   if (native) {
     mc.addEventListener('toolchange', () => refreshNative());
+    window.addEventListener(PAGE_EVENT, onNativeError);
     window.addEventListener('popstate', () => refreshNative());
     window.addEventListener('hashchange', () => refreshNative());
     refreshNative();

@@ -4,11 +4,11 @@
 // Runs in the page's own world, so the page can see, call and spoof everything here: it holds no
 // secret and no extension identity, speaks JSON only, and never evals (the page's CSP applies).
 //
-// - Native WebMCP (Chromium with the WebMCP feature): leave `document.modelContext` alone except
-//   for a thin `registerTool` wrapper that keeps thrown errors' messages (Chromium replaces them
-//   with an opaque UnknownError) and repairs results Chromium cannot serialize. The ISOLATED
-//   content script sees native tools directly, so no channel traffic is needed.
-// - Otherwise: a polyfill of the current spec on `document.modelContext`, plus declarative
+// - Native WebMCP (Chromium with the WebMCP feature): leave `document.modelContext` as the page
+//   would see it without us; a `registerTool` wrapper only watches a tool fail and tells the
+//   ISOLATED content script the real message (Chromium hands callers an opaque UnknownError).
+//   The ISOLATED content script sees native tools directly.
+// - Otherwise: a polyfill on `document.modelContext` that behaves as Chromium 156's, plus declarative
 //   `<form toolname>` tools, reported to the ISOLATED content script over CustomEvents on
 //   `window` (see docs/ARCHITECTURE.md, "MAIN world <-> content script").
 // - Both modes: the legacy `navigator.modelContext` surface (registerTool, unregisterTool,

@@ -1,19 +1,47 @@
 // WebMCP Sidecar, MAIN world: polyfill mode (no native WebMCP). A registry of the page's tools
-// behind a polyfill of the current spec on `document.modelContext` (registerTool with an
-// AbortSignal, getTools, executeTool, the toolchange/toolactivated/toolcancel events), and the
-// legacy surface (legacy.js) on the same registry. start.js connects it to bridge.js (which
-// reports the list to the ISOLATED world and runs its calls) and to declarative.js.
+// behind a polyfill of `document.modelContext` that behaves as Chromium 156's own (registerTool
+// with an AbortSignal, getTools, executeTool, the toolchange/toolactivated/toolcancel events, the
+// ModelContext interface), and the legacy surface (legacy.js) on the same registry. start.js
+// connects it to bridge.js (which reports the list to the ISOLATED world and runs its calls) and
+// to declarative.js. What still differs from Chromium: docs/ARCHITECTURE.md, "Polyfill vs Chromium".
 (() => {
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js did not run: another copy owns the page
   const {
-    W, D, rApply, oDefineProperty, oGetOwnPropertyDescriptor, isArray, jsonParse, StringC, PromiseC, MapC,
-    EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
-    opError, domError, abortReason, plainJson, resultText, jsonCopy, requestUserInteraction, readToolDict,
-    checkNewName, installLegacy,
+    W, D, rApply, oDefineProperty, oGetOwnPropertyDescriptor, jsonParse, jsonStringify, StringC, PromiseC, MapC,
+    TypeErrorC, EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
+    opError, domError, abortReason, plainJson, jsonCopy, requestUserInteraction, readToolDict, checkNewName,
+    installLegacy, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions,
+    checkInput, unknownTool, toolFailed,
   } = ns;
+  const promiseResolve = PromiseC.resolve;
+  const promiseThen = PromiseC.prototype.then;
+  const ORIGIN = location.origin;
+
+  /**
+   * A result as Chromium's executeTool resolves it: a string as it is ("" is "Operation
+   * succeeded"), `undefined` as "undefined", a lone number/BigInt/boolean as String() writes it,
+   * anything else as JSON.stringify writes it (a result it cannot write, a nested BigInt or a
+   * cycle, fails the call).
+   * @param {unknown} v
+   */
+  const nativeText = (v) => {
+    if (typeof v === 'string') return v === '' ? 'Operation succeeded' : v;
+    // A number, BigInt or boolean on its own is written as String() writes it (NaN is "NaN").
+    if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return StringC(v);
+    const s = jsonStringify(v);
+    return s === undefined ? 'undefined' : s;
+  };
+
+  /** @param {Record<string, unknown>} a the annotations as Chromium's dictionary gives them back */
+  const annotationsOut = (a) => ({
+    consequentialHint: !!a.consequentialHint,
+    debugging: !!a.debugging,
+    readOnlyHint: !!a.readOnlyHint,
+    untrustedContentHint: !!a.untrustedContentHint,
+  });
 
   /**
    * Installs document.modelContext and the legacy surface on one registry.
@@ -26,41 +54,52 @@
      *   source: 'polyfill'|'legacy'|'declarative', execute: Function, tool: any,
      *   provided?: boolean, form?: HTMLFormElement, key?: string
      * }} Entry
+     * @typedef {(kind: 'ok'|'error'|'abort', v: unknown) => void} Settle
      */
     /** @type {Map<string, Entry>} */
     const tools = new MapC();
     /** @type {Record<string, Function|null>} */
     const handlers = { toolchange: null, toolactivated: null, toolcancel: null };
-    let changeQueued = false;
+    let announceQueued = false;
     /** @type {any} */
     let mc;
 
-    /** @param {string} type @param {string} [toolName] */
+    /** Events go to document.modelContext only, as in Chromium 156. @param {string} type @param {string} [toolName] */
     const fire = (type, toolName) => {
       try {
-        const ev = new EventC(type);
-        if (toolName !== undefined) oDefineProperty(ev, 'toolName', { value: toolName, enumerable: true });
+        const ev =
+          type === 'toolactivated'
+            ? new ToolActivatedEvent(type, { toolName })
+            : type === 'toolcancel'
+              ? new ToolCancelEvent(type, { toolName })
+              : new EventC(type);
         rApply(dispatch, mc, [ev]);
       } catch {
         /* a throwing listener is the page's business */
       }
     };
 
-    // Several changes in one task make one `toolchange` and one `tools` message.
-    const changed = () => {
-      if (changeQueued) return;
-      changeQueued = true;
-      queueMicro(() => {
-        changeQueued = false;
-        onChange();
+    // The ISOLATED world hears of several changes in one task once; the page gets one
+    // `toolchange` per change, each in a task of its own, as Chromium fires them.
+    /** @param {() => void} [after] run in the toolchange's task, after the event */
+    const changed = (after) => {
+      if (!announceQueued) {
+        announceQueued = true;
+        queueMicro(() => {
+          announceQueued = false;
+          onChange();
+        });
+      }
+      task(() => {
         fire('toolchange');
+        if (after) after();
       });
     };
 
-    /** @param {Entry} e */
-    const add = (e) => {
+    /** @param {Entry} e @param {() => void} [after] */
+    const add = (e, after) => {
       tools.set(e.name, e);
-      changed();
+      changed(after);
     };
     /** @param {Entry} e */
     const remove = (e) => {
@@ -70,46 +109,83 @@
     };
 
     /**
-     * Runs a tool: fires toolactivated, gives it a client whose signal aborts on cancel.
+     * Runs a tool as Chromium does: in a later task, `execute(input, {signal})` with no `this`,
+     * then toolactivated; its outcome settles in a task after it. The caller's abort settles the
+     * call with the abort's reason, then aborts the tool's own signal (an AbortError) and fires
+     * toolcancel, each in a task. Old drafts' tools (legacy) keep their `this` and get
+     * `requestUserInteraction` on the options.
+     * @param {Entry} e @param {any} input @param {AbortSignal|undefined} signal @param {Settle} settle
+     */
+    const start = (e, input, signal, settle) => {
+      const ac = new AbortControllerC();
+      const legacy = e.source === 'legacy';
+      const options = legacy ? { requestUserInteraction, signal: ac.signal } : { signal: ac.signal };
+      let done = false;
+      let started = false;
+      const onAbort = () => {
+        if (done) return;
+        done = true;
+        const reason = abortReason(/** @type {AbortSignal} */ (signal));
+        task(() => {
+          settle('abort', reason);
+          if (started) {
+            task(() => {
+              ac.abort();
+              fire('toolcancel', e.name);
+            });
+          }
+        });
+      };
+      /** @param {'ok'|'error'} kind @param {unknown} v */
+      const finish = (kind, v) => {
+        if (done) return;
+        done = true;
+        if (signal) rApply(unlisten, signal, ['abort', onAbort]);
+        settle(kind, v);
+      };
+      if (signal) rApply(listen, signal, ['abort', onAbort, { once: true }]);
+      task(() => {
+        if (done) return;
+        started = true;
+        let r;
+        try {
+          r = rApply(e.execute, legacy ? e.tool : undefined, [input, options]);
+        } catch (err) {
+          fire('toolactivated', e.name);
+          task(() => finish('error', err));
+          return;
+        }
+        fire('toolactivated', e.name);
+        try {
+          rApply(promiseThen, rApply(promiseResolve, PromiseC, [r]), [
+            (/** @type {unknown} */ v) => task(() => finish('ok', v)),
+            (/** @type {unknown} */ err) => task(() => finish('error', err)),
+          ]);
+        } catch (err) {
+          task(() => finish('error', err));
+        }
+      });
+    };
+
+    /**
+     * For the bridge: the tool's raw value, or its raw error (the extension reports the real
+     * message), or the abort's reason.
      * @param {Entry} e @param {any} input @param {AbortSignal|undefined} signal
      */
     const run = (e, input, signal) =>
       new PromiseC((resolve, reject) => {
-        const ac = new AbortControllerC();
-        const client = { requestUserInteraction, signal: ac.signal };
-        let settled = false;
-        const onAbort = () => {
-          if (settled) return;
-          settled = true;
-          const reason = signal ? abortReason(signal) : undefined;
-          ac.abort(reason);
-          fire('toolcancel', e.name);
-          reject(reason);
-        };
-        if (signal) {
-          if (signal.aborted) return reject(abortReason(signal)); // never started: no events
-          rApply(listen, signal, ['abort', onAbort, { once: true }]);
-        }
-        fire('toolactivated', e.name);
-        (async () => {
-          try {
-            const v = await rApply(e.execute, e.tool, [input, client]);
-            if (!settled) {
-              settled = true;
-              resolve(v);
-            }
-          } catch (err) {
-            if (!settled) {
-              settled = true;
-              reject(err);
-            }
-          } finally {
-            if (signal) rApply(unlisten, signal, ['abort', onAbort]);
-          }
-        })();
+        if (signal && signal.aborted) return reject(abortReason(signal));
+        start(e, input, signal, (kind, v) => (kind === 'ok' ? resolve(v) : reject(v)));
       });
 
+    const KEY = {};
     class ModelContext extends EventTargetC {
+      /** Not constructible by the page, like Chromium's. @param {unknown} key */
+      constructor(key) {
+        if (key !== KEY) throw new TypeErrorC("Failed to construct 'ModelContext': Illegal constructor");
+        super();
+      }
+
       /**
        * @param {any} tool
        * @param {{signal?: AbortSignal, exposedTo?: unknown}} [options]
@@ -127,54 +203,66 @@
           if (tools.has(t.name)) throw domError('Duplicate tool name', 'InvalidStateError');
           /** @type {Entry} */
           const e = { ...t, source: 'polyfill' };
-          add(e);
+          // Registered now (a second registration of the name fails at once); settled with its toolchange.
+          add(e, () => resolve(undefined));
           if (signal) rApply(listen, signal, ['abort', () => remove(e), { once: true }]);
-          resolve(undefined);
         });
       }
 
-      /** @returns {Promise<any[]>} */
+      /** The tools, each a dictionary (keys in Chromium's order) with its origin and window. @returns {Promise<any[]>} */
       getTools() {
-        const out = [];
-        for (const e of tools.values()) {
-          /** @type {Record<string, any>} */
-          const r = { name: e.name, title: e.title, description: e.description };
-          if (e.inputSchema !== undefined) r.inputSchema = jsonParse(plainJson(e.inputSchema));
-          if (e.annotations !== undefined) r.annotations = { ...e.annotations };
-          r.origin = location.origin;
-          r.window = W;
-          out.push(r);
-        }
-        return PromiseC.resolve(out);
+        // The list as it is now, delivered in a later task.
+        return new PromiseC((resolve) => {
+          const out = [];
+          for (const e of tools.values()) {
+            /** @type {Record<string, any>} */
+            const r = {};
+            if (e.annotations !== undefined) r.annotations = annotationsOut(e.annotations);
+            r.description = e.description;
+            if (e.inputSchema !== undefined) r.inputSchema = jsonParse(plainJson(e.inputSchema));
+            r.name = e.name;
+            r.origin = ORIGIN;
+            r.title = e.title;
+            r.window = W;
+            out[out.length] = r;
+          }
+          task(() => resolve(out));
+        });
       }
 
       /**
-       * @param {any} tool a tool from getTools(), or its name
-       * @param {any} input
+       * @param {any} tool a tool from getTools()
+       * @param {any} [input]
        * @param {{signal?: AbortSignal}} [options]
        * @returns {Promise<string>}
        */
-      executeTool(tool, input, options = undefined) {
+      executeTool(tool, input = undefined, options = undefined) {
         return new PromiseC((resolve, reject) => {
-          const name = typeof tool === 'string' ? tool : isObj(tool) ? StringC(tool.name) : undefined;
-          const e = name === undefined ? undefined : tools.get(name);
-          if (!e) throw domError(`No tool named "${name}" is registered.`, 'NotFoundError');
-          if (input === undefined || input === null) input = {};
-          if (typeof input !== 'object' || isArray(input)) {
-            throw opError('executeTool', 'invalid input object: value is not an object');
+          const ref = readRegisteredTool(tool);
+          const signal = readExecuteOptions(options);
+          const args = jsonCopy(checkInput(input), 'The input');
+          // An aborted signal rejects at once: the returned promise is already rejected.
+          if (signal && signal.aborted) throw abortReason(signal);
+          const e = tools.get(ref.name);
+          if (!e || ref.origin !== ORIGIN || ref.window !== W) {
+            task(() => reject(unknownTool()));
+            return;
           }
-          const args = jsonCopy(input, 'The input');
-          const signal = isObj(options) ? /** @type {any} */ (options).signal : undefined;
-          (async () => {
+          start(e, args, signal, (kind, v) => {
+            if (kind === 'abort') return reject(v);
+            if (kind === 'error') return reject(toolFailed());
+            let text;
             try {
-              resolve(resultText(await run(e, args, signal)));
-            } catch (err) {
-              reject(err);
+              text = nativeText(v);
+            } catch {
+              return reject(toolFailed());
             }
-          })();
+            resolve(text);
+          });
         });
       }
     }
+    oDefineProperty(ModelContext.prototype, Symbol.toStringTag, { value: 'ModelContext', configurable: true });
     for (const type of ['toolchange', 'toolactivated', 'toolcancel']) {
       oDefineProperty(ModelContext.prototype, 'on' + type, {
         get() {
@@ -187,7 +275,7 @@
         configurable: true,
       });
     }
-    mc = new ModelContext();
+    mc = new ModelContext(KEY);
     for (const type of ['toolchange', 'toolactivated', 'toolcancel']) {
       rApply(listen, mc, [
         type,
@@ -206,6 +294,9 @@
       'modelContext',
     )?.get;
     oDefineProperty(Document.prototype, 'modelContext', { get: getter, enumerable: true, configurable: true });
+    expose('ModelContext', ModelContext);
+    expose('ToolActivatedEvent', ToolActivatedEvent);
+    expose('ToolCancelEvent', ToolCancelEvent);
 
     // Legacy surface: same registry, source "legacy".
     installLegacy({

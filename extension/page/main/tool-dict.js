@@ -34,7 +34,7 @@
       throw opError(op, "Failed to read the 'execute' property from 'ModelContextTool': Required member is undefined.");
     }
     if (typeof execute !== 'function') {
-      throw opError(op, "Failed to read the 'execute' property from 'ModelContextTool': The provided value is not a function.");
+      throw opError(op, "Failed to read the 'execute' property from 'ModelContextTool': The given value is not a function.");
     }
     const inputSchema = tool.inputSchema;
     if (inputSchema !== undefined && inputSchema !== null && !isObj(inputSchema)) {
