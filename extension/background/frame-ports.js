@@ -1,6 +1,7 @@
 // Content-script ports, one per frame that has tools: who may connect, which port speaks for a
 // frame (only its current document's), and the frames' tool lists into the registry.
 
+import { frameUrl as urlForSite } from '../lib/inject-plan.js';
 import { isHttps, siteOf } from '../lib/site.js';
 
 /**
@@ -64,8 +65,9 @@ export class FramePorts {
     }
     const tabId = tab.id;
     const key = frameKey(tabId, frameId);
-    // The browser's view of the frame's URL, not what the frame says about itself.
-    const frameUrl = sender.url ?? '';
+    // The browser's view of the frame's URL, not what the frame says about itself; an
+    // about:blank/srcdoc (or blob:) frame's is its origin, the document that made it.
+    const frameUrl = urlForSite(sender.url, sender.origin);
     // The tab's own page. Chrome's MessageSender has no frameType, and a prerendered page's frame
     // has a non-zero id: it is not the tab's page until activated (tabNavigated moves it then).
     const top = frameId === 0;

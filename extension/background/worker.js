@@ -9,6 +9,7 @@ import { Registry } from '../lib/registry.js';
 import { installBrowserTools } from './browser-tools.js';
 import { FramePorts } from './frame-ports.js';
 import { NativeLink } from './native-link.js';
+import { installOpenTabs } from './open-tabs.js';
 import { openUrl } from './open-url.js';
 import { createPanelBridge } from './panel-bridge.js';
 import { createRoutes } from './routes.js';
@@ -115,9 +116,11 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
     if (!alarm) chrome.alarms.create(RECONNECT_ALARM, { periodInMinutes: 1 });
   }, noop);
   connect();
+  // Tabs open from before an install, update or reload get our page scripts now, not on reload.
+  const openTabs = installOpenTabs({ chrome, log });
 
   return {
-    registry, status, connect, browserTools, routes, panel,
+    registry, status, connect, browserTools, routes, panel, openTabs,
     framePorts: frames.ports,
     pending: siteCalls.pending,
     /** No more reconnects or timers of its own (tests drop a worker this way; Chrome just ends it). */
