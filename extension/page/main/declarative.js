@@ -1,7 +1,8 @@
 // WebMCP Sidecar, MAIN world: declarative tools, `<form toolname tooldescription
 // [toolautosubmit]>`, as Chromium builds them (schema from the form's controls, filled like a
 // user would, submitted with agentInvoked and respondWith). Polyfill mode only: Chromium with
-// WebMCP does them natively. Kept in the polyfill's registry with source "declarative".
+// WebMCP does them natively. Kept in the polyfill's registry with source "declarative"; the
+// schema comes from form-schema.js.
 (() => {
   'use strict';
 
@@ -9,11 +10,14 @@
   if (!ns) return; // base.js did not run: another copy owns the page
   const {
     W, D, rApply, oKeys, oDefineProperty, isArray, StringC, MapC, SetC, ErrorC, EventC, MutationObserverC,
-    NumberC, numIsFinite, dispatch, listen, unlisten, strToLower, inputValueSet, inputCheckedSet,
-    textareaValueSet, selectValueSet, optionSelectedSet, elClick, formRequestSubmit, formElementsGet,
-    elGetAttribute, elHasAttribute, elClosest, elMatches, elQuerySelector, docQuerySelectorAll, validName,
-    squash, plainJson,
+    dispatch, listen, unlisten, inputValueSet, inputCheckedSet, textareaValueSet, selectValueSet,
+    optionSelectedSet, elClick, formRequestSubmit, formElementsGet, elGetAttribute, elHasAttribute, elClosest,
+    elMatches, elQuerySelector, docQuerySelectorAll, validName, plainJson, domError, controlsOf, formSchema,
+    PromiseC, isObj,
   } = ns;
+  // Captured before any page script (see base.js).
+  const elSetAttribute = Element.prototype.setAttribute;
+  const elRemoveAttribute = Element.prototype.removeAttribute;
 
   /**
    * @param {Map<string, any>} tools
@@ -24,166 +28,10 @@
   function installDeclarative(tools, add, remove, changed) {
     /** @type {Map<HTMLFormElement, any>} */
     const byForm = new MapC();
-    const SKIP_INPUT = new SetC(['hidden', 'submit', 'reset', 'button', 'image', 'file']);
-    /** Chromium's formats for the date/time inputs, as patterns (they are regexes). */
-    /** @type {Record<string, string>} */
-    const PATTERNS = {
-      time: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
-      'datetime-local': '^[0-9]{4}-(0[1-9]|1[0-2])-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]$',
-      month: '^[0-9]{4}-(0[1-9]|1[0-2])$',
-      week: '^[0-9]{4}-W(0[1-9]|[1-4][0-9]|5[0-3])$',
-      color: '^#[0-9a-zA-Z]{6}$',
-    };
-
     /** @param {any} el @param {string} a */
     const attr = (el, a) => rApply(elGetAttribute, el, [a]);
     /** @param {any} el @param {string} a */
     const hasAttr = (el, a) => rApply(elHasAttribute, el, [a]);
-
-    /** Text of a label without the controls inside it. @param {Node} node @returns {string} */
-    const textOf = (node) => {
-      if (node.nodeType === 3) return StringC(/** @type {Text} */ (node).data);
-      if (node.nodeType !== 1) return '';
-      const tag = /** @type {Element} */ (node).localName;
-      if (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'button') return '';
-      let s = '';
-      for (const c of node.childNodes) s += textOf(c);
-      return s;
-    };
-    /** @param {any} el */
-    const labelOf = (el) => {
-      const labels = el.labels;
-      if (!labels || !labels.length) return '';
-      return squash(textOf(labels[0]));
-    };
-
-    /** The form's named controls, grouped by name (radio and checkbox groups). @param {HTMLFormElement} form */
-    const controlsOf = (form) => {
-      /** @type {Map<string, any[]>} */
-      const groups = new MapC();
-      const elements = formElementsGet ? rApply(formElementsGet, form, []) : form.elements;
-      for (let i = 0; i < elements.length; i++) {
-        const el = elements[i];
-        const tag = el.localName;
-        if (tag === 'input') {
-          if (SKIP_INPUT.has(el.type)) continue;
-        } else if (tag !== 'select' && tag !== 'textarea') continue;
-        const name = el.name;
-        if (!name) continue;
-        const g = groups.get(name);
-        if (g) g.push(el);
-        else groups.set(name, [el]);
-      }
-      return groups;
-    };
-
-    /** @param {any} el @returns {string|undefined} */
-    const paramDescription = (el) => {
-      const d = attr(el, 'toolparamdescription');
-      if (d) return d;
-      return labelOf(el) || undefined;
-    };
-
-    /** @param {string|null} s */
-    const num = (s) => {
-      if (s === null || s === '') return undefined;
-      const n = NumberC(s);
-      return numIsFinite(n) ? n : undefined;
-    };
-
-    /** @param {any[]} els */
-    const enumOf = (els, /** @type {(el: any) => [string, string]} */ pick) => {
-      const values = [];
-      const anyOf = [];
-      for (const el of els) {
-        const [value, title] = pick(el);
-        values.push(value);
-        /** @type {Record<string, string>} */
-        const alt = { type: 'string', const: value };
-        if (title) alt.title = title;
-        anyOf.push(alt);
-      }
-      return { type: 'string', anyOf, enum: values };
-    };
-
-    /** JSON schema of one control group, as Chromium builds it. @param {any[]} els */
-    const schemaOf = (els) => {
-      const el = els[0];
-      const tag = el.localName;
-      /** @type {Record<string, any>} */
-      let s;
-      if (tag === 'select') {
-        const opts = [];
-        for (const o of el.options) opts.push(o);
-        const e = enumOf(opts, (o) => [StringC(o.value), squash(StringC(o.label || o.text || ''))]);
-        s = el.multiple ? { type: 'array', items: e, uniqueItems: true } : e;
-      } else if (tag === 'textarea') {
-        s = { type: 'string' };
-      } else {
-        const type = el.type;
-        if (type === 'radio') {
-          s = enumOf(els, (r) => [StringC(r.value), labelOf(r)]);
-          const d = attr(el, 'toolparamdescription');
-          if (d) s.description = d;
-          return s;
-        }
-        if (type === 'checkbox') {
-          if (els.length > 1) {
-            s = { type: 'array', items: enumOf(els, (c) => [StringC(c.value), labelOf(c)]), uniqueItems: true };
-            const d = attr(el, 'toolparamdescription');
-            if (d) s.description = d;
-            return s;
-          }
-          s = { type: 'boolean' };
-        } else if (type === 'number' || type === 'range') {
-          s = { type: 'number' };
-          const range = type === 'range';
-          const min = num(attr(el, 'min')) ?? (range ? 0 : undefined);
-          const max = num(attr(el, 'max')) ?? (range ? 100 : undefined);
-          if (min !== undefined) s.minimum = min;
-          if (max !== undefined) s.maximum = max;
-          const stepAttr = attr(el, 'step');
-          if (stepAttr === null || rApply(strToLower, stepAttr, []) !== 'any') {
-            const step = num(stepAttr);
-            s.multipleOf = step !== undefined && step > 0 ? step : 1;
-          }
-        } else if (type === 'date') {
-          const d = paramDescription(el);
-          return {
-            type: 'string',
-            format: 'date',
-            description: (d ? d + ' ' : '') + "Dates MUST be provided in 'YYYY-MM-DD' format.",
-          };
-        } else if (PATTERNS[type]) {
-          s = { type: 'string', pattern: PATTERNS[type] };
-        } else {
-          s = { type: 'string' };
-          const p = attr(el, 'pattern');
-          // HTML patterns match the whole value; JSON Schema's are unanchored.
-          if (p) s.pattern = '^(?:' + p + ')$';
-        }
-      }
-      const d = paramDescription(el);
-      if (d) s.description = d;
-      return s;
-    };
-
-    /** @param {HTMLFormElement} form */
-    const formSchema = (form) => {
-      /** @type {Record<string, any>} */
-      const properties = {};
-      const required = [];
-      for (const [name, els] of controlsOf(form)) {
-        properties[name] = schemaOf(els);
-        for (const el of els) {
-          if (el.required) {
-            required.push(name);
-            break;
-          }
-        }
-      }
-      return { type: 'object', properties, required };
-    };
 
     /** @param {any} el */
     const fireInputChange = (el) => {
@@ -218,12 +66,18 @@
       const el = els[0];
       if (el.localName === 'select') {
         if (el.multiple) {
+          // Like Chromium: input/change only when the selection changed.
           const want = new SetC(asList(v));
+          let moved = false;
           for (const o of el.options) {
             const sel = want.has(o.value);
+            if (o.selected === sel) continue;
+            moved = true;
             if (optionSelectedSet) rApply(optionSelectedSet, o, [sel]);
             else o.selected = sel;
           }
+          if (moved) fireInputChange(el);
+          return;
         } else {
           const s = v === null || v === undefined ? '' : StringC(v);
           setValue(el, s);
@@ -250,9 +104,52 @@
       fireInputChange(el);
     };
 
-    /** @param {HTMLFormElement} form @param {any} input */
-    const execute = async (form, input) => {
+    /** The button a user would submit the form with, if any. @param {HTMLFormElement} form */
+    const submitterOf = (form) => {
+      const elements = formElementsGet ? rApply(formElementsGet, form, []) : form.elements;
+      for (let i = 0; i < elements.length; i++) {
+        const el = elements[i];
+        if ((el.localName === 'button' || el.localName === 'input') && (el.type === 'submit' || el.type === 'image')) {
+          return el;
+        }
+      }
+      return null;
+    };
+
+    /**
+     * The pseudo-classes `:tool-form-active` / `:tool-submit-active` cannot be added by script,
+     * so while the agent runs the form (and submits it) the form and its submit button carry
+     * `data-tool-form-active` / `data-tool-submit-active` instead (docs/ARCHITECTURE.md).
+     * @param {HTMLFormElement} form @param {any} input @param {AbortSignal|undefined} signal
+     */
+    const execute = async (form, input, signal) => {
+      const submitter = submitterOf(form);
+      rApply(elSetAttribute, form, ['data-tool-form-active', '']);
+      if (submitter) rApply(elSetAttribute, submitter, ['data-tool-submit-active', '']);
+      try {
+        return await fillAndSubmit(form, input, submitter, signal);
+      } finally {
+        rApply(elRemoveAttribute, form, ['data-tool-form-active']);
+        if (submitter) rApply(elRemoveAttribute, submitter, ['data-tool-submit-active']);
+      }
+    };
+
+    /**
+     * Fills the form, then submits it (toolautosubmit) or, as Chromium does, waits for the user
+     * to submit it. Either way the submit event says it is the agent's (agentInvoked) and the
+     * page may answer with respondWith(promise).
+     * @param {HTMLFormElement} form @param {any} input @param {HTMLElement|null} submitter
+     * @param {AbortSignal|undefined} signal the call's own: aborting stops the wait
+     */
+    const fillAndSubmit = async (form, input, submitter, signal) => {
       if (!form.isConnected) throw new ErrorC('The form of this tool is no longer on the page.');
+      const auto = hasAttr(form, 'toolautosubmit');
+      if (!submitter && !auto) {
+        throw domError(
+          'No submit button was found, but for a form without `toolautosubmit`, there must be a submit button',
+          'UnknownError',
+        );
+      }
       const groups = controlsOf(form);
       const keys = oKeys(input || {});
       for (const k of keys) {
@@ -262,13 +159,12 @@
       }
       for (const k of keys) fill(k, /** @type {any[]} */ (groups.get(k)), input[k]);
       const what = keys.length ? 'Filled ' + keys.join(', ') : 'Filled nothing';
-      if (!hasAttr(form, 'toolautosubmit')) return what + '. The form was not submitted.';
 
-      // Submit like Chromium: the submit event says it is the agent's (agentInvoked) and the page
-      // may answer with respondWith(promise).
       /** @type {unknown} */
       let responded;
       let hasResponse = false;
+      /** @type {() => void} */
+      let submitted = () => {};
       /** @param {Event} ev */
       const onSubmit = (ev) => {
         if (ev.target !== form) return;
@@ -284,10 +180,20 @@
         } catch {
           /* a native respondWith already exists */
         }
+        submitted();
       };
       rApply(listen, W, ['submit', onSubmit, true]);
       try {
-        rApply(formRequestSubmit, form, []);
+        if (auto) rApply(formRequestSubmit, form, submitter ? [submitter] : []);
+        else {
+          await new PromiseC((resolve, reject) => {
+            submitted = () => resolve(undefined);
+            if (signal) {
+              if (signal.aborted) reject(signal.reason);
+              rApply(listen, signal, ['abort', () => reject(signal.reason), { once: true }]);
+            }
+          });
+        }
       } finally {
         rApply(unlisten, W, ['submit', onSubmit, true]);
       }
@@ -295,7 +201,7 @@
       return what + ' and submitted the form.';
     };
 
-    const NAME_ATTRS = ['toolname', 'tooldescription', 'toolautosubmit'];
+    const NAME_ATTRS = ['toolname', 'tooldescription', 'tooltitle', 'toolautosubmit'];
 
     const scan = () => {
       const seen = new SetC();
@@ -309,14 +215,17 @@
           remove(e);
           e = undefined;
         }
-        if (!validName(name)) continue;
+        // As in Chromium, a form is a tool only while it has a tooldescription.
+        if (!validName(name) || !hasAttr(form, 'tooldescription')) continue;
         seen.add(form);
         const description = attr(form, 'tooldescription') || '';
+        const title = attr(form, 'tooltitle') || '';
         const inputSchema = formSchema(form);
-        const key = plainJson([description, inputSchema, hasAttr(form, 'toolautosubmit')]);
+        const key = plainJson([description, title, inputSchema, hasAttr(form, 'toolautosubmit')]);
         if (e) {
           if (e.key !== key) {
             e.key = key;
+            e.title = title;
             e.description = description;
             e.inputSchema = inputSchema;
             changed();
@@ -326,7 +235,7 @@
         if (tools.has(name)) continue; // the name is taken (two forms, or a script's tool)
         e = {
           name,
-          title: '',
+          title,
           description,
           inputSchema,
           annotations: undefined,
@@ -334,8 +243,8 @@
           form,
           key,
           tool: undefined,
-          /** @param {any} input */
-          execute: (input) => execute(form, input),
+          /** @param {any} input @param {any} options */
+          execute: (input, options) => execute(form, input, isObj(options) ? options.signal : undefined),
         };
         byForm.set(form, e);
         add(e);

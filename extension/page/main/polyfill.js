@@ -11,7 +11,7 @@
   if (!ns) return; // base.js did not run: another copy owns the page
   const {
     W, D, rApply, oDefineProperty, oGetOwnPropertyDescriptor, jsonParse, jsonStringify, StringC, PromiseC, MapC,
-    TypeErrorC, EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
+    TypeErrorC, DOMExceptionC, EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
     opError, domError, abortReason, plainJson, jsonCopy, requestUserInteraction, readToolDict, checkNewName,
     installLegacy, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions,
     checkInput, unknownTool, toolFailed,
@@ -250,7 +250,11 @@
           }
           start(e, args, signal, (kind, v) => {
             if (kind === 'abort') return reject(v);
-            if (kind === 'error') return reject(toolFailed());
+            // A form's own UnknownError (no submit button) reaches the page as Chromium words it.
+            if (kind === 'error') {
+              const own = e.source === 'declarative' && v instanceof DOMExceptionC && /** @type {any} */ (v).name === 'UnknownError';
+              return reject(own ? v : toolFailed());
+            }
             let text;
             try {
               text = nativeText(v);

@@ -430,3 +430,113 @@ def test_tool_events(page: Any) -> None:
         ],
         "handler": 1,
     }
+
+
+# ---- declarative forms -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def forms(page: Any, origin: str) -> Any:
+    page.goto(f"{origin}/conformance/forms.html")
+    return page
+
+
+DECLARATIVE = r"""async () => {
+  const mc = document.modelContext, out = {}, log = [];
+  const fruits = document.getElementById('fruits'), form = document.getElementById('pick');
+  const go = document.getElementById('go');
+  // Chromium has the pseudo-classes; the polyfill marks the same moments with data attributes.
+  const native = CSS.supports('selector(:tool-form-active)');
+  const formActive = () =>
+    native ? form.matches(':tool-form-active') : form.hasAttribute('data-tool-form-active');
+  const submitActive = () =>
+    native ? go.matches(':tool-submit-active') : go.hasAttribute('data-tool-submit-active');
+  fruits.addEventListener('input', () => log.push('input'));
+  fruits.addEventListener('change', () => log.push('change'));
+  mc.addEventListener('toolactivated', (e) => log.push('toolactivated:' + e.toolName + ':'
+    + [...fruits.selectedOptions].map((o) => o.value)));
+  form.addEventListener('submit', (e) => {
+    log.push(['submit', e.agentInvoked, formActive(), submitActive()].join(':'));
+    e.preventDefault();
+    e.respondWith(Promise.resolve('picked ' + new FormData(form).getAll('fruits')));
+  });
+  const pick = await waitTool('pick');
+  out.tool = [pick.title, pick.description, Object.keys(pick.inputSchema.properties)];
+  const run = async (input) => {
+    const r = await settle(mc.executeTool(pick, input));
+    return [r, ...log.splice(0)];
+  };
+  out.first = await run({ fruits: ['apple', 'plum'] });
+  out.same = await run({ fruits: ['plum', 'apple'] });
+  out.other = await run({ fruits: ['pear'] });
+  out.after = [formActive(), submitActive()];
+  const plain = await waitTool('plain');
+  out.noButton = await settle(mc.executeTool(plain, { q: 'x' }));
+
+  form.setAttribute('tooltitle', 'Picker');
+  out.retitled = (await waitTool('pick', true, (t) => t.title === 'Picker')).title;
+  const plainForm = document.getElementById('plain');
+  plainForm.removeAttribute('tooldescription');
+  out.removed = !(await waitTool('plain', false));
+  plainForm.setAttribute('tooldescription', 'again');
+  out.back = (await waitTool('plain')).description;
+  return out;
+}"""
+
+
+def test_declarative_forms(forms: Any) -> None:
+    out = forms.evaluate(DECLARATIVE)
+    assert out["tool"] == ["Fruit picker", "Pick fruit", ["fruits", "note"]]  # tooltitle is the title
+    assert out["first"] == [
+        "ok:picked apple,plum",
+        "input",
+        "change",
+        "submit:true:true:true",  # agentInvoked; the form and its button marked while it runs
+        "toolactivated:pick:apple,plum",
+    ]
+    # The same selection again: no input/change (a select multiple fires them only on a change).
+    assert out["same"] == ["ok:picked apple,plum", "submit:true:true:true", "toolactivated:pick:apple,plum"]
+    assert out["other"] == [
+        "ok:picked pear",
+        "input",
+        "change",
+        "submit:true:true:true",
+        "toolactivated:pick:pear",
+    ]
+    assert out["after"] == [False, False]
+    assert out["noButton"] == (
+        "UnknownError: No submit button was found, but for a form without `toolautosubmit`, "
+        "there must be a submit button"
+    )
+    assert out["retitled"] == "Picker"
+    assert out["removed"] is True  # no tooldescription, no tool
+    assert out["back"] == "again"
+
+
+MANUAL = r"""async () => {
+  const mc = document.modelContext, log = [];
+  const form = document.getElementById('manual');
+  let tool;
+  for (let i = 0; i < 500 && !tool; i++) {
+    tool = await toolNamed('manual');
+    if (!tool) await new Promise((r) => setTimeout(r, 10));
+  }
+  let state = 'pending';
+  mc.addEventListener('toolactivated', () => {
+    log.push(['toolactivated', form.q.value, state].join(':'));
+    document.getElementById('send').click(); // the user submits
+  });
+  form.addEventListener('submit', (e) => {
+    log.push('submit:' + e.agentInvoked);
+    e.preventDefault();
+    e.respondWith(Promise.resolve('sent ' + form.q.value));
+  });
+  state = await settle(mc.executeTool(tool, { q: 'hello' }));
+  log.push(state);
+  return log;
+}"""
+
+
+def test_form_without_autosubmit_waits_for_the_user(page: Any, origin: str) -> None:
+    page.goto(f"{origin}/conformance/manual.html")
+    assert page.evaluate(MANUAL) == ["toolactivated:hello:pending", "submit:true", "ok:sent hello"]
