@@ -53,19 +53,6 @@ async def browser(tmp_path: Path, sidecar_env: dict[str, str], mode: str) -> Asy
         yield b
 
 
-RELAY = Path(__file__).resolve().parents[2] / "extension/page/isolated/relay.js"
-
-
-def expect_srcdoc_gap(request: pytest.FixtureRequest, mode: str) -> None:
-    """Polyfill mode: the relay decides whether a frame speaks for the site from
-    `location.origin`, which is the URL's origin ("null" for about:srcdoc), not the document's
-    (`self.origin`), so an srcdoc frame's tools stay out. Expected to fail until relay.js
-    (page/isolated, not this change's) reads the document's origin; strict, so it is noticed."""
-    if mode == "polyfill" and "const origin = location.origin;" in RELAY.read_text():
-        request.node.add_marker(pytest.mark.xfail(
-            reason="relay.js reports() uses location.origin ('null' in about:srcdoc)", strict=True))
-
-
 def slug(url: str) -> str:
     return url.split("/")[2].replace(".", "_").replace(":", "_")
 
@@ -139,8 +126,7 @@ async def test_an_open_tab_gets_its_tools_back_after_the_extension_reloads(
             await anyio.sleep(0.1)
 
 
-async def test_srcdoc_frame_tools_belong_to_the_pages_site(browser, mcp, site_url, request, mode):
-    expect_srcdoc_gap(request, mode)
+async def test_srcdoc_frame_tools_belong_to_the_pages_site(browser, mcp, site_url, mode):
     url = site_url + "open-tabs/srcdoc.html"
     await serve_frames_page(browser, url)
     await browser.open(url)
@@ -155,8 +141,7 @@ async def test_srcdoc_frame_tools_belong_to_the_pages_site(browser, mcp, site_ur
     assert text(await mcp.call(f"{s}__top_tool")) == "top"
 
 
-async def test_srcdoc_frames_get_the_scripts_again_after_a_reload(browser, mcp, site_url, request, mode):
-    expect_srcdoc_gap(request, mode)
+async def test_srcdoc_frames_get_the_scripts_again_after_a_reload(browser, mcp, site_url, mode):
     url = site_url + "open-tabs/srcdoc.html"
     await serve_frames_page(browser, url)
     await browser.open(url)

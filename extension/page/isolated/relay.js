@@ -35,7 +35,9 @@
   /** @returns {boolean} */
   function reports() {
     if (native) return window === window.top;
-    const origin = location.origin;
+    // The document's origin: an about:srcdoc / about:blank frame's URL origin is "null", but
+    // it runs with its creator's origin, and its tools belong to that site.
+    const origin = self.origin;
     if (origin === 'null') return false;
     const anc = location.ancestorOrigins;
     if (anc) {
