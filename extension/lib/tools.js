@@ -14,7 +14,10 @@ import '../page/isolated/tool-checks.js';
 const checks = /** @type {any} */ (globalThis).webmcpSidecar.toolChecks;
 
 export { MAX_TOOLS_PER_FRAME };
-const KNOWN_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'untrustedContentHint'];
+// The spec's hints, then MCP's that older pages still send: all typed bool|None on the host.
+const KNOWN_HINTS = [
+  'readOnlyHint', 'consequentialHint', 'untrustedContentHint', 'destructiveHint', 'idempotentHint', 'openWorldHint',
+];
 
 /**
  * Why a tool was left out. The content script uses the same codes in its `dropped` report.
@@ -75,6 +78,12 @@ export function normalizeTool(raw, defaultSource) {
     const wrong = jsonOverLimits(raw.inputSchema);
     if (wrong) return wrong;
     tool.inputSchema = raw.inputSchema;
+  }
+  if (isPlainObject(raw.outputSchema)) {
+    // The shape of the tool's result (spec PR #254): capped like inputSchema.
+    const wrong = jsonOverLimits(raw.outputSchema);
+    if (wrong) return wrong;
+    tool.outputSchema = raw.outputSchema;
   }
   if (isPlainObject(raw.annotations)) {
     const ann = {};

@@ -17,7 +17,7 @@
 
   /**
    * @typedef {{name: string, title?: string, description: string, inputSchema?: object,
-   *            annotations?: Record<string, boolean|string>, source: string}} Tool
+   *            outputSchema?: object, annotations?: Record<string, boolean|string>, source: string}} Tool
    * @typedef {{count: Record<string, number>, some: {name: string, why: string}[]}} Dropped
    */
 
@@ -66,15 +66,19 @@
           source: native ? 'native' : PAGE_SOURCES.has(t.source) ? t.source : 'polyfill',
         };
         if (typeof t.title === 'string' && t.title) tool.title = t.title.slice(0, MAX_TITLE);
-        if (isPlainObject(t.inputSchema)) {
-          // A schema too deep or too big drops the tool: without it the tool would be another.
-          const c = checkJson(t.inputSchema, MAX_SCHEMA_DEPTH, MAX_SCHEMA_BYTES);
+        // A schema too deep or too big drops the tool: without it the tool would be another.
+        let tooBig = false;
+        for (const key of /** @type {const} */ (['inputSchema', 'outputSchema'])) {
+          if (!isPlainObject(t[key])) continue;
+          const c = checkJson(t[key], MAX_SCHEMA_DEPTH, MAX_SCHEMA_BYTES);
           if ('why' in c) {
             addDrop(dropped, name, c.why);
-            continue;
+            tooBig = true;
+            break;
           }
-          tool.inputSchema = JSON.parse(c.json);
+          tool[key] = JSON.parse(c.json);
         }
+        if (tooBig) continue;
         if (isPlainObject(t.annotations)) {
           /** @type {Record<string, boolean|string>} */
           const a = {};

@@ -6,6 +6,8 @@ given) without a click if the hint alone decided. So in confirm mode a page-hint
 runs without asking only while every result the conversation holds came from that same site or
 from no site; once another site's data (or page data of unknown site) is in it, it asks. Browser
 tools and other sources keep their own classification: their `read_only` is ours, not a page's.
+A site tool counts as read-only only when its page says `readOnlyHint` and not `consequentialHint`
+(nor the legacy `destructiveHint`): `ToolAnnotations.read_only`, read by toolset.build.
 
 Uploads of local files are asked for in every mode, auto included.
 

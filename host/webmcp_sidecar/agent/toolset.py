@@ -81,7 +81,8 @@ def build(target: Target, site_tools: list[Tool], extra: list[ToolProvider]) -> 
         specs.append(ToolSpec(
             name=naming.unique_name(t.name, taken), description=desc[:4000],
             parameters=schemas.object_schema(t.inputSchema),
-            read_only=bool(t.annotations and t.annotations.readOnlyHint), site=site, tool=t.name,
+            # consequentialHint (or the legacy destructiveHint) outweighs readOnlyHint.
+            read_only=bool(t.annotations and t.annotations.read_only()), site=site, tool=t.name,
             origin="page",
         ))
     ts = Toolset(specs)

@@ -24,11 +24,18 @@ from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 
 from webmcp_sidecar import __version__
+from webmcp_sidecar.mcp_server import output_schema
 from webmcp_sidecar.mcp_server.browser_tools import BY_MCP_NAME as BROWSER_TOOLS
 from webmcp_sidecar.mcp_server.browser_tools import BrowserSide, client_name
 from webmcp_sidecar.mcp_server.config import EntryConfig
 from webmcp_sidecar.mcp_server.hosts import HostGone, HostPool, notice_log
-from webmcp_sidecar.mcp_server.results import error_result, scrub, text_result, to_call_result
+from webmcp_sidecar.mcp_server.results import (
+    error_result,
+    framed_untrusted,
+    scrub,
+    text_result,
+    to_call_result,
+)
 from webmcp_sidecar.mcp_server.site_tools import SiteToolRef, meta_tools, site_tool, why_skipped
 from webmcp_sidecar.mcp_server.stdio import fast_stdio_server
 from webmcp_sidecar.texts import NO_BROWSER
@@ -79,7 +86,8 @@ class Entry:
                 except Exception as e:
                     skipped[(site, tool.name)] = why_skipped(e)
                     continue
-                refs[name] = SiteToolRef(site, tool, entry.link, schema_key(tool.inputSchema))
+                refs[name] = SiteToolRef(site, tool, entry.link, schema_key(tool.inputSchema),
+                                         schema_key(mcp_tool.output_schema))
                 tools.append(mcp_tool)
         for (site, tool_name), why in skipped.items():
             if self._skipped.get((site, tool_name)) != why:
@@ -159,7 +167,10 @@ class Entry:
                 f"The browser holding {ref.site} disconnected while `{ref.tool.name}` ran "
                 "(closed or restarted?). Its tools come back when it reconnects."
             )
-        return to_call_result(result, self.config.max_result_bytes)
+        out = to_call_result(result, self.config.max_result_bytes)
+        if ref.output_json is not None:
+            out = await output_schema.checked(out, ref.output_json, ref.tool.name)
+        return framed_untrusted(out, ref.site, ref.tool.name) if ref.untrusted else out
 
     def _no_browser(self) -> str:
         """NO_BROWSER, after the reason no browser can be reached when the pool knows it."""

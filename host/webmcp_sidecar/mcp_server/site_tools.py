@@ -13,6 +13,7 @@ from typing import Any
 from mcp import types
 from pydantic import ValidationError
 
+from webmcp_sidecar.mcp_server import output_schema
 from webmcp_sidecar.mcp_server.hosts import HostLink
 from webmcp_sidecar.mcp_server.results import scrub
 from webmcp_sidecar.tools import schemas
@@ -29,6 +30,12 @@ class SiteToolRef:
     tool: m.Tool
     link: HostLink
     schema_json: str | None
+    output_json: str | None = None  # the outputSchema passed on, results are checked against it
+
+    @property
+    def untrusted(self) -> bool:
+        """The page marks the tool's output as untrusted (`untrustedContentHint`)."""
+        return bool(self.tool.annotations and self.tool.annotations.untrustedContentHint)
 
 
 def meta_tools() -> list[types.Tool]:
@@ -82,20 +89,25 @@ def meta_tools() -> list[types.Tool]:
     ]
 
 
-def _annotations(tool: m.Tool) -> types.ToolAnnotations | None:
-    a = tool.annotations
+def mcp_annotations(a: m.ToolAnnotations | None) -> types.ToolAnnotations | None:
+    """The spec's hints in MCP's words: `consequentialHint` -> `destructiveHint` (and not
+    read-only), `untrustedContentHint` -> `openWorldHint`, `readOnlyHint` as is. Pages of older
+    drafts send MCP's hints themselves; they still count. Only a `true` spec hint maps: Chromium
+    fills every hint it knows with `false`, which must not read as "not destructive"."""
     if a is None:
         return None
+    consequential = a.consequentialHint is True
     return types.ToolAnnotations(
-        read_only_hint=a.readOnlyHint,
-        destructive_hint=a.destructiveHint,
+        read_only_hint=False if consequential else a.readOnlyHint,
+        destructive_hint=True if consequential else a.destructiveHint,
         idempotent_hint=a.idempotentHint,
-        open_world_hint=a.openWorldHint,
+        open_world_hint=True if a.untrustedContentHint is True else a.openWorldHint,
     )
 
 
 def mcp_tool(name: str, site: str, tool: m.Tool, link: HostLink) -> types.Tool:
     schema = schemas.object_schema(tool.inputSchema)
+    output = output_schema.publishable(tool.outputSchema)
     desc = tool.description.strip() or tool.name
     # Annotations come from the page: a claim, as the output is untrusted content.
     claims = ", and its annotations (readOnlyHint etc.) are the page's own claims" if (
@@ -115,7 +127,8 @@ def mcp_tool(name: str, site: str, tool: m.Tool, link: HostLink) -> types.Tool:
         description=f"{desc}\n\n[Tool `{tool.name}` of the web page {site}; its output is "
         f"untrusted page content{claims}.]",
         input_schema=schema,
-        annotations=_annotations(tool),
+        output_schema=output,
+        annotations=mcp_annotations(tool.annotations),
         _meta=meta,
     )
 

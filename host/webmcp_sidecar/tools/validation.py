@@ -23,6 +23,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
 from typing import Any
@@ -171,8 +172,24 @@ def _safe_class(base: Any, skip_unevaluated_properties: bool) -> Any:
 # --- building (once per schema) ----------------------------------------------------------------
 
 class _Refused:
-    def __init__(self, message: str) -> None:
-        self.message = message
+    def __init__(self, problem: str) -> None:
+        self.problem = problem  # why the schema cannot be used; worded per use by `_Words`
+
+
+@dataclass(frozen=True)
+class _Words:
+    """How messages name what is checked: a call's arguments, or a result (output_schema.py)."""
+
+    value: str = "arguments"
+    schema: str = "input schema"
+    outcome: str = "so the call was not sent to the page."
+
+    def refused(self, problem: str) -> str:
+        return f"The tool's {self.schema} cannot be used: {problem}. {self.outcome[3:].capitalize()}"
+
+
+ARGUMENTS = _Words()
+RESULT = _Words("result", "output schema", "so the result was not passed on.")
 
 
 Built = Any  # a validator, None (not enforced: the page judges), or _Refused
@@ -190,8 +207,7 @@ def _build(schema_json: str) -> Built:
         return None  # a page's broken schema cannot be enforced; the page gets to judge
     found = inspect(schema)
     if found.problem:
-        return _Refused(f"The tool's input schema cannot be used: {found.problem}. "
-                        "The call was not sent to the page.")
+        return _Refused(found.problem)
     if any(compile_pattern(p) is None for p in found.property_patterns):
         return None  # a property-name regex RE2 cannot run: the page judges
     skip = found.unevaluated_properties and bool(found.property_patterns)
@@ -230,8 +246,8 @@ def schema_key(schema: dict[str, Any] | None) -> str | None:
     return None if schema is None else json.dumps(schema, sort_keys=True)
 
 
-def check_arguments(schema_json: str | None, args: dict[str, Any],
-                    deadline_s: float = DEADLINE_S) -> str | None:
+def check_arguments(schema_json: str | None, args: Any,
+                    deadline_s: float = DEADLINE_S, words: _Words = ARGUMENTS) -> str | None:
     """None when `args` fit the schema, else a plain message listing what is wrong (or why the
     schema could not be used). Blocks for up to `deadline_s`: async code uses
     `check_arguments_async`."""
@@ -244,19 +260,19 @@ def check_arguments(schema_json: str | None, args: dict[str, Any],
             try:
                 built = _build(schema_json)
             except _TooSlow:
-                built = _Refused("The tool's input schema is too complex to check, so the call "
-                                 "was not sent to the page.")
+                built = _Refused("it is too complex to check")
             except Exception:  # a schema jsonschema cannot read: the page judges
                 built = None
             _cache.put(schema_json, built)
-        return _run(built, args)
+        return _run(built, args, words)
     except _TooSlow:
-        return TOO_SLOW
+        return _too_slow(words)
     finally:
         _clock.deadline = math.inf
 
 
-async def check_arguments_async(schema_json: str | None, args: dict[str, Any]) -> str | None:
+async def check_arguments_async(schema_json: str | None, args: Any,
+                                words: _Words = ARGUMENTS) -> str | None:
     """`check_arguments` that never holds the event loop for more than a few milliseconds."""
     if schema_json is None:
         return None
@@ -264,7 +280,7 @@ async def check_arguments_async(schema_json: str | None, args: dict[str, Any]) -
     if hit:
         _clock.deadline, _clock.inline = time.monotonic() + INLINE_BUDGET_S, True
         try:
-            return _run(built, args)
+            return _run(built, args, words)
         except _TooSlow:
             pass  # a slow one: again, in a thread, with the whole deadline
         finally:
@@ -272,40 +288,48 @@ async def check_arguments_async(schema_json: str | None, args: dict[str, Any]) -
     try:
         # The worker stops itself at its deadline; this is the backstop for one slow keyword.
         with anyio.fail_after(DEADLINE_S + 1):
-            return await anyio.to_thread.run_sync(check_arguments, schema_json, args,
-                                                  abandon_on_cancel=True)
+            return await anyio.to_thread.run_sync(check_arguments, schema_json, args, DEADLINE_S,
+                                                  words, abandon_on_cancel=True)
     except TimeoutError:
+        return _too_slow(words)
+
+
+def _too_slow(words: _Words) -> str:
+    if words is ARGUMENTS:
         return TOO_SLOW
+    return (f"Not checked: the tool's {words.schema} took too long to check against this "
+            f"{words.value} (over {DEADLINE_S:g} s), {words.outcome}")
 
 
-def _run(built: Built, args: dict[str, Any]) -> str | None:
+def _run(built: Built, args: Any, words: _Words = ARGUMENTS) -> str | None:
     if built is None:
         return None
     if isinstance(built, _Refused):
-        return built.message
+        return words.refused(built.problem)
     try:
         errors = list(islice(built.iter_errors(args), _MAX_ERRORS))
     except referencing.exceptions.Unresolvable as e:
-        return (f"The tool's input schema cannot be used: it refers to `{_short(str(e.ref))}`, "
-                "which it does not contain. The call was not sent to the page.")
+        return words.refused(f"it refers to `{_short(str(e.ref))}`, which it does not contain")
     except RecursionError:
-        return "Not checked: the arguments nest too deeply to check against the tool's input schema."
+        verb = "nest" if words is ARGUMENTS else "nests"
+        return f"Not checked: the {words.value} {verb} too deeply to check against the tool's {words.schema}."
     except _TooSlow:
         raise
     except Exception:  # jsonschema or referencing tripping over an odd schema
-        return ("Not checked: the tool's input schema could not be checked, so the call was not "
-                "sent to the page.")
+        return f"Not checked: the tool's {words.schema} could not be checked, {words.outcome}"
     if not errors:
         return None
     errors.sort(key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in e.absolute_path])
     lines = []
     for err in errors[:8]:
         where = "/".join(str(p) for p in err.absolute_path)
-        lines.append(f"- {_short(where, 100) or '(arguments)'}: {_short(err.message)}")
+        lines.append(f"- {_short(where, 100) or f'({words.value})'}: {_short(err.message)}")
     more = ""
     if len(errors) > 8:
         more = f"\n(and {'at least ' if len(errors) == _MAX_ERRORS else ''}{len(errors) - 8} more)"
-    return "Invalid arguments:\n" + "\n".join(lines) + more
+    heading = ("Invalid arguments:" if words is ARGUMENTS
+               else f"The tool's {words.value} does not match its {words.schema}:")
+    return heading + "\n" + "\n".join(lines) + more
 
 
 def _short(text: str, limit: int = 300) -> str:

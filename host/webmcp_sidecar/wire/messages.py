@@ -39,14 +39,27 @@ class _Model(BaseModel):
 
 
 class ToolAnnotations(BaseModel):
-    """Hints from an untrusted page: passed through, never relied on for security."""
+    """Hints from an untrusted page: passed through, never relied on for security. The spec's
+    hints are `readOnlyHint`, `consequentialHint` and `untrustedContentHint`; older pages send
+    MCP's `destructiveHint`/`idempotentHint`/`openWorldHint`, still honoured."""
 
     model_config = ConfigDict(extra="allow")
     readOnlyHint: bool | None = None
+    consequentialHint: bool | None = None
+    untrustedContentHint: bool | None = None
     destructiveHint: bool | None = None
     idempotentHint: bool | None = None
     openWorldHint: bool | None = None
-    untrustedContentHint: bool | None = None
+
+    def consequential(self) -> bool:
+        """Whether the page says the tool changes things that matter (the spec's hint, or the
+        legacy `destructiveHint`)."""
+        return self.consequentialHint is True or self.destructiveHint is True
+
+    def read_only(self) -> bool:
+        """Whether the page claims the tool only reads: `readOnlyHint`, unless it also says
+        the tool is consequential (a page that says both is taken at the safer word)."""
+        return self.readOnlyHint is True and not self.consequential()
 
 
 def json_over_limits(
@@ -87,6 +100,9 @@ class Tool(_Model):
     title: str | None = None
     description: str = ""
     inputSchema: dict[str, Any] | None = None
+    # What the tool's result looks like (spec PR #254): passed on to MCP clients, results
+    # checked against it (mcp_server/output_schema.py).
+    outputSchema: dict[str, Any] | None = None
     annotations: ToolAnnotations | None = None
     source: ToolSource = "native"
 
