@@ -88,7 +88,14 @@ test('once the files have run, the page cannot reach their namespace', () => {
     const p = page({ native });
     assert.equal(p.window[NS], undefined);
     const ours = Object.getOwnPropertySymbols(p.window).filter((s) => s.description.startsWith('webmcp'));
-    assert.deepEqual(ours, [Symbol.for('webmcp-sidecar.main-world')]); // the marker only
+    // The marker, and in the polyfill the frame hook its same-origin relatives read (frame-tree.js).
+    const hook = Symbol.for('webmcp-sidecar.frame-registry');
+    assert.deepEqual(ours, native ? [Symbol.for('webmcp-sidecar.main-world')] : [Symbol.for('webmcp-sidecar.main-world'), hook]);
+    if (!native) {
+      const h = p.window[hook];
+      assert.ok(Object.isFrozen(h) && Object.getPrototypeOf(h) === null);
+      assert.deepEqual(Object.keys(h).sort(), ['list', 'notify', 'origin', 'run']);
+    }
     assert.equal(typeof p.run('navigator.modelContext.registerTool'), 'function');
   }
 });

@@ -10,12 +10,13 @@
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js did not run: another copy owns the page
   const {
-    W, D, rApply, oDefineProperty, oGetOwnPropertyDescriptor, jsonParse, jsonStringify, StringC, PromiseC, MapC,
+    W, D, rApply, oDefineProperty, oGetOwnPropertyDescriptor, jsonParse, jsonStringify, StringC, PromiseC, MapC, SetC,
     TypeErrorC, DOMExceptionC, EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
     opError, domError, abortReason, plainJson, jsonCopy, requestUserInteraction, readToolDict, checkNewName,
     installLegacy, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions,
-    checkInput, unknownTool, toolFailed,
+    checkInput, unknownTool, toolFailed, publishHook, tree, hookFor, notifyOthers, ArrayProto,
   } = ns;
+  const arraySort = ArrayProto.sort;
   const promiseResolve = PromiseC.resolve;
   const promiseThen = PromiseC.prototype.then;
   const ORIGIN = location.origin;
@@ -94,6 +95,7 @@
         fire('toolchange');
         if (after) after();
       });
+      notifyOthers(); // every same-origin frame of the page sees the change
     };
 
     /** @param {Entry} e @param {() => void} [after] */
@@ -178,6 +180,69 @@
         start(e, input, signal, (kind, v) => (kind === 'ok' ? resolve(v) : reject(v)));
       });
 
+    /** This frame's tools, as raw fields, for getTools() in any frame of the page. */
+    const ownList = () => {
+      const out = [];
+      for (const e of tools.values()) {
+        out[out.length] = {
+          name: e.name,
+          title: e.title,
+          description: e.description,
+          inputSchema: e.inputSchema === undefined ? undefined : plainJson(e.inputSchema),
+          annotations: e.annotations,
+        };
+      }
+      return out;
+    };
+
+    /** @type {Set<(kind: string, v: unknown) => void>} calls running here, to fail if the frame goes */
+    const running = new SetC();
+
+    /**
+     * Runs this frame's tool `name` for executeTool (this frame's or a relative's) and settles
+     * as Chromium's executeTool does. False when there is no such tool.
+     * @param {string} name @param {unknown} input @param {AbortSignal|undefined} signal
+     * @param {(kind: string, v: unknown) => void} settle
+     */
+    const runHere = (name, input, signal, settle) => {
+      const e = tools.get(name);
+      if (!e) return false;
+      const copy = jsonCopy(input, 'The input');
+      /** @param {string} kind @param {unknown} v */
+      const once = (kind, v) => {
+        if (!running.has(once)) return;
+        running.delete(once);
+        settle(kind, v);
+      };
+      running.add(once);
+      start(e, copy, signal, (kind, v) => {
+        if (kind === 'abort') return once('reject', v);
+        // A form's own UnknownError (no submit button) reaches the page as Chromium words it.
+        if (kind === 'error') {
+          const own = e.source === 'declarative' && v instanceof DOMExceptionC && /** @type {any} */ (v).name === 'UnknownError';
+          return once('reject', own ? v : toolFailed());
+        }
+        let text;
+        try {
+          text = nativeText(v);
+        } catch {
+          return once('reject', toolFailed());
+        }
+        once('ok', text);
+      });
+      return true;
+    };
+
+    publishHook({ list: ownList, run: runHere, notify: () => task(() => fire('toolchange')), origin: ORIGIN });
+    // A frame that goes away (removed, navigated) fails what runs in it, and the others' lists change.
+    rApply(listen, W, [
+      'pagehide',
+      () => {
+        for (const settle of [...running]) settle('gone', undefined);
+        notifyOthers();
+      },
+    ]);
+
     const KEY = {};
     class ModelContext extends EventTargetC {
       /** Not constructible by the page, like Chromium's. @param {unknown} key */
@@ -209,23 +274,43 @@
         });
       }
 
-      /** The tools, each a dictionary (keys in Chromium's order) with its origin and window. @returns {Promise<any[]>} */
+      /**
+       * The tools of every same-origin frame of the page (frame-tree.js), sorted by name as
+       * Chromium sorts them, each a dictionary (keys in Chromium's order) with its frame's origin
+       * and window. @returns {Promise<any[]>}
+       */
       getTools() {
         // The list as it is now, delivered in a later task.
         return new PromiseC((resolve) => {
+          /** @type {any[]} */
           const out = [];
-          for (const e of tools.values()) {
-            /** @type {Record<string, any>} */
-            const r = {};
-            if (e.annotations !== undefined) r.annotations = annotationsOut(e.annotations);
-            r.description = e.description;
-            if (e.inputSchema !== undefined) r.inputSchema = jsonParse(plainJson(e.inputSchema));
-            r.name = e.name;
-            r.origin = ORIGIN;
-            r.title = e.title;
-            r.window = W;
-            out[out.length] = r;
+          let frames = tree();
+          if (!frames.length) frames = [{ win: W, hook: { list: ownList, origin: ORIGIN } }];
+          for (const f of frames) {
+            let list;
+            try {
+              list = rApply(f.hook.list, undefined, []);
+            } catch {
+              continue; // a frame going away
+            }
+            for (let i = 0; i < list.length; i++) {
+              const e = list[i];
+              /** @type {Record<string, any>} */
+              const r = {};
+              if (e.annotations !== undefined) r.annotations = annotationsOut(e.annotations);
+              r.description = StringC(e.description);
+              if (e.inputSchema !== undefined) r.inputSchema = jsonParse(e.inputSchema);
+              r.name = StringC(e.name);
+              r.origin = StringC(f.hook.origin);
+              r.title = StringC(e.title);
+              r.window = f.win;
+              out[out.length] = r;
+            }
           }
+          // By name in UTF-16 order; a stable sort keeps the frames' order for equal names.
+          /** @param {any} a @param {any} b */
+          const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+          rApply(arraySort, out, [byName]);
           task(() => resolve(out));
         });
       }
@@ -243,26 +328,18 @@
           const args = jsonCopy(checkInput(input), 'The input');
           // An aborted signal rejects at once: the returned promise is already rejected.
           if (signal && signal.aborted) throw abortReason(signal);
-          const e = tools.get(ref.name);
-          if (!e || ref.origin !== ORIGIN || ref.window !== W) {
-            task(() => reject(unknownTool()));
-            return;
-          }
-          start(e, args, signal, (kind, v) => {
-            if (kind === 'abort') return reject(v);
-            // A form's own UnknownError (no submit button) reaches the page as Chromium words it.
-            if (kind === 'error') {
-              const own = e.source === 'declarative' && v instanceof DOMExceptionC && /** @type {any} */ (v).name === 'UnknownError';
-              return reject(own ? v : toolFailed());
-            }
-            let text;
-            try {
-              text = nativeText(v);
-            } catch {
-              return reject(toolFailed());
-            }
-            resolve(text);
-          });
+          /** @type {(kind: string, v: unknown) => void} */
+          const settle = (kind, v) => {
+            if (kind === 'ok') resolve(v);
+            else if (kind === 'gone') reject(unknownTool());
+            else reject(v);
+          };
+          // Another same-origin frame's tool runs in that frame.
+          const hook = ref.window === W ? undefined : hookFor(ref.window);
+          const ran = hook
+            ? ref.origin === hook.origin && rApply(hook.run, undefined, [ref.name, args, signal, settle])
+            : ref.origin === ORIGIN && ref.window === W && runHere(ref.name, args, signal, settle);
+          if (!ran) task(() => reject(unknownTool()));
         });
       }
     }

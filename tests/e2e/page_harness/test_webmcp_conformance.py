@@ -540,3 +540,54 @@ MANUAL = r"""async () => {
 def test_form_without_autosubmit_waits_for_the_user(page: Any, origin: str) -> None:
     page.goto(f"{origin}/conformance/manual.html")
     assert page.evaluate(MANUAL) == ["toolactivated:hello:pending", "submit:true", "ok:sent hello"]
+
+
+# ---- same-origin frames ------------------------------------------------------------------------
+
+FRAMES = r"""async () => {
+  const mc = document.modelContext, out = {}, log = [];
+  await mc.registerTool({ name: 'zz_top', description: 'd', execute: () => 'top' });
+  const f = document.createElement('iframe');
+  f.src = 'blank.html';
+  document.body.appendChild(f);
+  await new Promise((r) => { f.onload = r; });
+  const child = f.contentDocument.modelContext;
+  mc.addEventListener('toolactivated', (e) => log.push('top toolactivated:' + e.toolName));
+  child.addEventListener('toolactivated', (e) => log.push('frame toolactivated:' + e.toolName));
+  // The child's registration is a change for the parent too.
+  const changed = new Promise((r) => mc.addEventListener('toolchange', r, { once: true }));
+  await child.registerTool({ name: 'kid', description: 'd', execute: (i) => 'kid got ' + i.n });
+  await changed;
+  out.changed = true;
+  await child.registerTool({ name: 'hang', description: 'd', execute: () => new Promise(() => {}) });
+  const where = (w) => (w === window ? 'top' : w === f.contentWindow ? 'frame' : '?');
+  const view = (ts) => ts.map((t) => [t.name, where(t.window), t.origin === location.origin]);
+  out.fromTop = view(await mc.getTools());
+  out.fromFrame = view(await child.getTools());
+  const tools = await mc.getTools();
+  out.run = await settle(mc.executeTool(tools.find((t) => t.name === 'kid'), { n: 1 }));
+  out.events = log.splice(0);
+  // A call pending in a frame that goes away rejects.
+  const hang = tools.find((t) => t.name === 'hang');
+  const started = new Promise((r) => child.addEventListener('toolactivated', r, { once: true }));
+  const pending = settle(mc.executeTool(hang, {}));
+  await started;
+  f.remove();
+  out.detached = await pending;
+  out.after = (await mc.getTools()).map((t) => t.name);
+  return out;
+}"""
+
+
+def test_same_origin_frames(page: Any) -> None:
+    out = page.evaluate(FRAMES)
+    assert out["changed"] is True
+    # Every document of the page lists the tools of all its same-origin frames, by name.
+    expected = [["hang", "frame", True], ["kid", "frame", True], ["zz_top", "top", True]]
+    assert out["fromTop"] == expected
+    assert out["fromFrame"] == expected
+    # The tool runs in its own frame, whose document.modelContext gets toolactivated.
+    assert out["run"] == "ok:kid got 1"
+    assert out["events"] == ["frame toolactivated:kid"]
+    assert out["detached"].startswith("UnknownError: The operation failed for an unknown transient reason")
+    assert out["after"] == ["zz_top"]

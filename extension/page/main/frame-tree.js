@@ -1,0 +1,102 @@
+// WebMCP Sidecar, MAIN world: the polyfill across same-origin frames. In Chromium 156 every
+// document of a page sees the tools of all its same-origin frames: getTools() in any of them
+// lists them all (sorted by name), executeTool() runs a tool in the frame that registered it
+// (whose document.modelContext gets toolactivated), a change in one frame fires toolchange in
+// all, and a call pending in a frame that goes away rejects. Each polyfilled frame publishes a
+// hook on its window for its same-origin relatives; a cross-origin window's hook cannot be read.
+// The hook is visible to the page (it can only do what the page's own API does).
+(() => {
+  'use strict';
+
+  const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
+  if (!ns) return; // base.js did not run: another copy owns the page
+  const { W, rApply, oCreate, oFreeze, oDefineProperty } = ns;
+  const HOOK = Symbol.for('webmcp-sidecar.frame-registry');
+
+  /**
+   * @typedef {{
+   *   list: () => any[],
+   *   run: (name: string, input: unknown, signal: AbortSignal|undefined,
+   *         settle: (kind: 'ok'|'error'|'abort'|'gone', v: unknown) => void) => boolean,
+   *   notify: () => void,
+   *   origin: string,
+   * }} Hook
+   */
+
+  /** This frame's hook, for its relatives. @param {Hook} hook */
+  function publishHook(hook) {
+    const h = oCreate(null);
+    for (const k of ['list', 'run', 'notify', 'origin']) h[k] = /** @type {any} */ (hook)[k];
+    try {
+      oDefineProperty(W, HOOK, { value: oFreeze(h) });
+    } catch {
+      /* planted by the page in a shared window (see base.js): this frame stays on its own */
+    }
+  }
+
+  /** @param {any} win @returns {Hook|undefined} */
+  function hookOf(win) {
+    try {
+      const h = win[HOOK];
+      return h && typeof h.list === 'function' ? h : undefined;
+    } catch {
+      return undefined; // cross-origin
+    }
+  }
+
+  /** The same-origin frames of this page, this one's topmost same-origin ancestor first,
+   *  depth first, each with its window and hook. @returns {{win: any, hook: Hook}[]} */
+  function tree() {
+    let root = W;
+    try {
+      while (root.parent !== root && hookOf(root.parent)) root = root.parent;
+    } catch {
+      /* stop at what we can reach */
+    }
+    /** @type {{win: any, hook: Hook}[]} */
+    const out = [];
+    /** @param {any} win @param {number} depth */
+    const walk = (win, depth) => {
+      const hook = hookOf(win);
+      if (!hook || depth > 32) return;
+      out[out.length] = { win, hook };
+      let n = 0;
+      try {
+        n = win.length;
+      } catch {
+        n = 0;
+      }
+      for (let i = 0; i < n && i < 256; i++) {
+        let child;
+        try {
+          child = win[i];
+        } catch {
+          child = undefined;
+        }
+        if (child) walk(child, depth + 1);
+      }
+    };
+    walk(root, 0);
+    return out;
+  }
+
+  /** The hook of `win` if it is a same-origin frame of this page. @param {any} win */
+  function hookFor(win) {
+    for (const f of tree()) if (f.win === win) return f.hook;
+    return undefined;
+  }
+
+  /** Tells every other frame of the tree that the list changed. */
+  function notifyOthers() {
+    for (const f of tree()) {
+      if (f.win === W) continue;
+      try {
+        rApply(f.hook.notify, undefined, []);
+      } catch {
+        /* a frame going away */
+      }
+    }
+  }
+
+  Object.assign(ns, { publishHook, tree, hookFor, notifyOthers });
+})();
