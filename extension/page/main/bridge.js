@@ -9,7 +9,7 @@
   if (!ns) return; // base.js did not run: another copy owns the page
   const {
     W, rApply, isArray, jsonParse, MapC, CustomEventC, AbortControllerC, dispatch, listen, detailOf,
-    PAGE_EVENT, EXT_EVENT, isObj, domError, errorMessage, plainJson, resultText,
+    PAGE_EVENT, EXT_EVENT, isObj, domError, errorMessage, plainJson, resultText, NoResponse,
   } = ns;
 
   /**
@@ -56,7 +56,9 @@
       calls.set(id, ac);
       try {
         const v = await run(e, isObj(args) && !isArray(args) ? args : {}, ac.signal);
-        if (!ac.signal.aborted) post({ type: 'result', id, ok: true, value: resultText(v) });
+        // A form submitted without respondWith: our words, where the page's executeTool gets "null".
+        const value = v instanceof NoResponse ? /** @type {any} */ (v).text : v;
+        if (!ac.signal.aborted) post({ type: 'result', id, ok: true, value: resultText(value) });
       } catch (err) {
         if (!ac.signal.aborted) post({ type: 'result', id, ok: false, error: errorMessage(err) });
       } finally {

@@ -13,7 +13,7 @@
     dispatch, listen, unlisten, inputValueSet, inputCheckedSet, textareaValueSet, selectValueSet,
     optionSelectedSet, elClick, formRequestSubmit, formElementsGet, elGetAttribute, elHasAttribute, elClosest,
     elMatches, elQuerySelector, docQuerySelectorAll, validName, plainJson, domError, controlsOf, formSchema,
-    PromiseC, isObj,
+    PromiseC, isObj, NoResponse,
   } = ns;
   // Captured before any page script (see base.js).
   const elSetAttribute = Element.prototype.setAttribute;
@@ -126,11 +126,17 @@
       const submitter = submitterOf(form);
       rApply(elSetAttribute, form, ['data-tool-form-active', '']);
       if (submitter) rApply(elSetAttribute, submitter, ['data-tool-submit-active', '']);
+      // Cleared the moment the call is aborted: Chromium's toolcancel already sees them off.
+      const clear = () => {
+        rApply(elRemoveAttribute, form, ['data-tool-form-active']);
+        if (submitter) rApply(elRemoveAttribute, submitter, ['data-tool-submit-active']);
+      };
+      if (signal) rApply(listen, signal, ['abort', clear, { once: true }]);
       try {
         return await fillAndSubmit(form, input, submitter, signal);
       } finally {
-        rApply(elRemoveAttribute, form, ['data-tool-form-active']);
-        if (submitter) rApply(elRemoveAttribute, submitter, ['data-tool-submit-active']);
+        if (signal) rApply(unlisten, signal, ['abort', clear]);
+        clear();
       }
     };
 
@@ -198,7 +204,8 @@
         rApply(unlisten, W, ['submit', onSubmit, true]);
       }
       if (hasResponse) return await responded;
-      return what + ' and submitted the form.';
+      // Chromium's executeTool gives "null" here; the extension gets these words (bridge.js).
+      return new NoResponse(what + ' and submitted the form.');
     };
 
     const NAME_ATTRS = ['toolname', 'tooldescription', 'tooltitle', 'toolautosubmit'];

@@ -137,8 +137,16 @@
   const toolFailed = () =>
     domError('Tool was executed but the invocation failed. For example, the script function threw an error', 'UnknownError');
 
+  /** A declarative form submitted without respondWith: "null" to the page, `text` to the extension. */
+  class NoResponse {
+    /** @param {string} text */
+    constructor(text) {
+      this.text = text;
+    }
+  }
+
   Object.assign(ns, {
-    task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions, checkInput,
+    NoResponse, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions, checkInput,
     unknownTool, toolFailed,
   });
 })();

@@ -14,7 +14,7 @@
     TypeErrorC, DOMExceptionC, EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
     opError, domError, abortReason, plainJson, jsonCopy, requestUserInteraction, readToolDict, checkNewName,
     installLegacy, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions,
-    checkInput, unknownTool, toolFailed, publishHook, tree, hookFor, notifyOthers, ArrayProto,
+    checkInput, unknownTool, toolFailed, NoResponse, publishHook, tree, hookFor, notifyOthers, ArrayProto,
   } = ns;
   const arraySort = ArrayProto.sort;
   const promiseResolve = PromiseC.resolve;
@@ -30,6 +30,7 @@
    */
   const nativeText = (v) => {
     if (typeof v === 'string') return v === '' ? 'Operation succeeded' : v;
+    if (v instanceof NoResponse) return 'null';
     // A number, BigInt or boolean on its own is written as String() writes it (NaN is "NaN").
     if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return StringC(v);
     const s = jsonStringify(v);

@@ -591,3 +591,51 @@ def test_same_origin_frames(page: Any) -> None:
     assert out["events"] == ["frame toolactivated:kid"]
     assert out["detached"].startswith("UnknownError: The operation failed for an unknown transient reason")
     assert out["after"] == ["zz_top"]
+
+
+FORM_EDGES = r"""async () => {
+  const mc = document.modelContext, out = {}, log = [];
+  // The page's submit handler submits by script instead (no respondWith).
+  const js = document.getElementById('jsSubmit');
+  js.addEventListener('submit', (e) => { log.push('submit'); e.preventDefault(); js.submit(); });
+  out.bySubmit = [await settle(mc.executeTool(await waitTool('js_submit'))), ...log.splice(0)];
+  // The form removes itself in its submit handler after respondWith.
+  const vanish = document.getElementById('vanish');
+  const vt = await waitTool('vanish');
+  vanish.addEventListener('submit', (e) => {
+    e.preventDefault(); e.respondWith(Promise.resolve('answered')); vanish.remove();
+  });
+  out.removed = await settle(mc.executeTool(vt, {}));
+  // A form waiting for the user, cancelled: marked while it runs, not by toolcancel.
+  const w = document.getElementById('wait'), b = document.getElementById('waitGo');
+  const native = CSS.supports('selector(:tool-form-active)');
+  const marks = () => native
+    ? [w.matches(':tool-form-active'), b.matches(':tool-submit-active')]
+    : [w.hasAttribute('data-tool-form-active'), b.hasAttribute('data-tool-submit-active')];
+  mc.addEventListener('toolactivated', (e) => log.push('toolactivated:' + e.toolName + ':' + marks()));
+  mc.addEventListener('toolcancel', (e) => log.push('toolcancel:' + e.toolName + ':' + marks()));
+  const wt = await waitTool('wait');
+  const ac = new AbortController();
+  const activated = new Promise((r) => mc.addEventListener('toolactivated', r, { once: true }));
+  const call = settle(mc.executeTool(wt, {}, { signal: ac.signal }));
+  await activated;
+  const cancelled = new Promise((r) => mc.addEventListener('toolcancel', r, { once: true }));
+  ac.abort();
+  log.push(await call);
+  await cancelled;
+  out.cancelled = [...log.splice(0), marks().join()];
+  return out;
+}"""
+
+
+def test_declarative_edges(page: Any, origin: str) -> None:
+    page.goto(f"{origin}/conformance/forms2.html")
+    out = page.evaluate(FORM_EDGES)
+    assert out["bySubmit"] == ["ok:null", "submit"]  # submitted, nothing said: "null"
+    assert out["removed"] == "ok:answered"  # Chromium 156 keeps the answer (WPT wants UnknownError)
+    assert out["cancelled"] == [
+        "toolactivated:wait:true,true",
+        "AbortError: signal is aborted without reason",
+        "toolcancel:wait:false,false",
+        "false,false",
+    ]
