@@ -9,7 +9,7 @@
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js did not run: another copy owns the page
   const {
-    W, rApply, oCreate, oDefineProperty, oToString, StringC, TypeErrorC, EventC, AbortSignalC, isObj, opError, domError,
+    W, rApply, oCreate, oDefineProperty, oToString, jsonStringify, StringC, TypeErrorC, EventC, AbortSignalC, isObj, opError, domError,
   } = ns;
   // Captured before any page script (see base.js).
   const MessageChannelC = MessageChannel;
@@ -124,12 +124,27 @@
     return signal;
   }
 
-  /** executeTool's input: absent is `{}`; any object, arrays included, is taken. @param {unknown} input */
-  function checkInput(input) {
-    if (input === undefined) return {};
-    if (input === null || typeof input !== 'object') throw opError('executeTool', NOT_OBJECT);
-    return input;
+  /**
+   * executeTool's input as Chromium takes it: absent is `{}`; any object (arrays too) is written
+   * by JSON.stringify (toJSON honoured), whose failure is a TypeError; the text is parsed again
+   * later, and what is not an object then fails (`parseFailed`).
+   * @param {unknown} input @returns {string}
+   */
+  function inputJson(input) {
+    if (input === undefined) return '{}';
+    if (input === null || (typeof input !== 'object' && typeof input !== 'function')) {
+      throw opError('executeTool', NOT_OBJECT);
+    }
+    let s;
+    try {
+      s = jsonStringify(input);
+    } catch (e) {
+      throw opError('executeTool', StringC(isObj(e) ? /** @type {any} */ (e).message : e));
+    }
+    if (s === undefined) throw opError('executeTool', 'invalid input object: toJSON() returns undefined');
+    return s;
   }
+  const parseFailed = () => domError('Failed to parse input arguments', 'UnknownError');
 
   /** Chromium's rejections, word for word. */
   const unknownTool = () =>
@@ -146,7 +161,7 @@
   }
 
   Object.assign(ns, {
-    NoResponse, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions, checkInput,
+    NoResponse, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions, inputJson, parseFailed,
     unknownTool, toolFailed,
   });
 })();

@@ -14,7 +14,7 @@
     TypeErrorC, DOMExceptionC, EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
     opError, domError, abortReason, plainJson, jsonCopy, requestUserInteraction, readToolDict, checkNewName,
     installLegacy, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions,
-    checkInput, unknownTool, toolFailed, NoResponse, publishHook, tree, hookFor, notifyOthers, ArrayProto,
+    inputJson, parseFailed, unknownTool, toolFailed, NoResponse, publishHook, tree, hookFor, notifyOthers, ArrayProto,
   } = ns;
   const arraySort = ArrayProto.sort;
   const promiseResolve = PromiseC.resolve;
@@ -326,9 +326,14 @@
         return new PromiseC((resolve, reject) => {
           const ref = readRegisteredTool(tool);
           const signal = readExecuteOptions(options);
-          const args = jsonCopy(checkInput(input), 'The input');
+          const text = inputJson(input);
           // An aborted signal rejects at once: the returned promise is already rejected.
           if (signal && signal.aborted) throw abortReason(signal);
+          const args = jsonParse(text);
+          if (!isObj(args)) {
+            task(() => reject(parseFailed()));
+            return;
+          }
           /** @type {(kind: string, v: unknown) => void} */
           const settle = (kind, v) => {
             if (kind === 'ok') resolve(v);

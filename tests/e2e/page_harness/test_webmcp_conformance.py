@@ -238,6 +238,12 @@ EXECUTE = r"""async () => {
   const ex = (...a) => settle(mc.executeTool(...a));
   out.inputs = [await ex(echo, { a: 1 }), await ex(echo), await ex(echo, [1, 2]), await ex(echo, null),
                 await ex(echo, 'x'), await ex(echo, 5)];
+  // The input goes through JSON.stringify (toJSON honoured), then must parse back to an object.
+  const cyc = {}; cyc.self = cyc;
+  out.json = [await ex(echo, { toJSON: () => undefined }), await ex(echo, { toJSON: () => 'x' }),
+              await ex(echo, new Date(0)), await ex(echo, { n: 1n }), await ex(echo, () => 1),
+              await ex(echo, { a: undefined, f() {}, m: new Map([[1, 2]]) }), await ex(echo, [1, , 3]),
+              (await ex(echo, cyc)).split('\n')[0]];
   out.copied = await (async () => { const i = { a: 1 }; let seen;
     await mc.registerTool({ name: 'keep', description: 'd', execute: (x) => { seen = x; } });
     await mc.executeTool(await toolNamed('keep'), i); return seen !== i; })();
@@ -261,6 +267,17 @@ def test_execute_tool_inputs_and_results(page: Any) -> None:
     pre = "TypeError: Failed to execute 'executeTool' on 'ModelContext': "
     not_object = pre + "invalid input object: value is not an object"
     assert out["inputs"] == ['ok:{"a":1}', "ok:{}", "ok:[1,2]", not_object, not_object, not_object]
+    parse_failed = "UnknownError: Failed to parse input arguments"
+    assert out["json"] == [
+        pre + "invalid input object: toJSON() returns undefined",
+        parse_failed,
+        parse_failed,
+        pre + "Do not know how to serialize a BigInt",
+        pre + "invalid input object: toJSON() returns undefined",
+        'ok:{"m":{}}',
+        "ok:[1,null,3]",
+        pre + "Converting circular structure to JSON",
+    ]
     assert out["copied"] is True
     member = pre + "Failed to read the '%s' property from 'RegisteredTool': "
     unknown = "UnknownError: The operation failed for an unknown transient reason (e.g. out of memory)."
