@@ -9,7 +9,7 @@
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js did not run: another copy owns the page
   const {
-    W, rApply, oCreate, oDefineProperty, oToString, jsonStringify, StringC, TypeErrorC, EventC, AbortSignalC, isObj, opError, domError,
+    W, rApply, reTest, oCreate, oDefineProperty, oToString, jsonStringify, StringC, TypeErrorC, EventC, AbortSignalC, isObj, opError, domError,
   } = ns;
   // Captured before any page script (see base.js).
   const MessageChannelC = MessageChannel;
@@ -146,11 +146,37 @@
   }
   const parseFailed = () => domError('Failed to parse input arguments', 'UnknownError');
 
-  /** Chromium's rejections, word for word. */
-  const unknownTool = () =>
-    domError('The operation failed for an unknown transient reason (e.g. out of memory).', 'UnknownError');
-  const toolFailed = () =>
-    domError('Tool was executed but the invocation failed. For example, the script function threw an error', 'UnknownError');
+  const URLC = URL;
+  const LOOPBACK = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+  /**
+   * A list of origins (registerTool's `exposedTo`, getTools' `fromOrigins`) checked as Chromium
+   * checks it: a sequence (not a string), each a URL of a secure origin.
+   * @param {unknown} v @param {string} op @param {string} dict @param {string} member
+   * @returns {string[]|undefined}
+   */
+  function readOrigins(v, op, dict, member) {
+    if (v === undefined) return undefined;
+    if (!isObj(v) || typeof (/** @type {any} */ (v)[Symbol.iterator]) !== 'function') {
+      throw opError(op, `Failed to read the '${member}' property from '${dict}': The provided value cannot be converted to a sequence.`);
+    }
+    /** @type {string[]} */
+    const list = [];
+    for (const x of /** @type {Iterable<unknown>} */ (v)) list[list.length] = StringC(x);
+    for (const x of list) {
+      let u;
+      try {
+        u = new URLC(x);
+      } catch {
+        u = undefined;
+      }
+      const secure =
+        u &&
+        (u.protocol === 'https:' || u.protocol === 'wss:' ||
+          ((u.protocol === 'http:' || u.protocol === 'ws:') && rApply(reTest, LOOPBACK, [u.hostname])));
+      if (!secure) throw domError(`Only secure origins are allowed in the ${member} list.`, 'SecurityError');
+    }
+    return list;
+  }
 
   /** A declarative form submitted without respondWith: "null" to the page, `text` to the extension. */
   class NoResponse {
@@ -160,8 +186,38 @@
     }
   }
 
+  /**
+   * A result as Chromium's executeTool resolves it: a string as it is ("" is "Operation
+   * succeeded"), `undefined` as "undefined", a lone number/BigInt/boolean as String() writes it,
+   * anything else as JSON.stringify writes it (a result it cannot write, a nested BigInt or a
+   * cycle, fails the call).
+   * @param {unknown} v
+   */
+  const nativeText = (v) => {
+    if (typeof v === 'string') return v === '' ? 'Operation succeeded' : v;
+    if (v instanceof NoResponse) return 'null';
+    // A number, BigInt or boolean on its own is written as String() writes it (NaN is "NaN").
+    if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return StringC(v);
+    const s = jsonStringify(v);
+    return s === undefined ? 'undefined' : s;
+  };
+
+  /** @param {Record<string, unknown>} a the annotations as Chromium's dictionary gives them back */
+  const annotationsOut = (a) => ({
+    consequentialHint: !!a.consequentialHint,
+    debugging: !!a.debugging,
+    readOnlyHint: !!a.readOnlyHint,
+    untrustedContentHint: !!a.untrustedContentHint,
+  });
+
+  /** Chromium's rejections, word for word. */
+  const unknownTool = () =>
+    domError('The operation failed for an unknown transient reason (e.g. out of memory).', 'UnknownError');
+  const toolFailed = () =>
+    domError('Tool was executed but the invocation failed. For example, the script function threw an error', 'UnknownError');
+
   Object.assign(ns, {
-    NoResponse, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions, inputJson, parseFailed,
-    unknownTool, toolFailed,
+    NoResponse, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions,
+    inputJson, parseFailed, readOrigins, nativeText, annotationsOut, unknownTool, toolFailed,
   });
 })();

@@ -14,36 +14,12 @@
     TypeErrorC, DOMExceptionC, EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
     opError, domError, abortReason, plainJson, jsonCopy, requestUserInteraction, readToolDict, checkNewName,
     installLegacy, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions,
-    inputJson, parseFailed, unknownTool, toolFailed, NoResponse, publishHook, tree, hookFor, notifyOthers, ArrayProto,
+    inputJson, parseFailed, readOrigins, nativeText, annotationsOut, unknownTool, toolFailed, NoResponse, publishHook, tree, hookFor, notifyOthers, ArrayProto,
   } = ns;
   const arraySort = ArrayProto.sort;
   const promiseResolve = PromiseC.resolve;
   const promiseThen = PromiseC.prototype.then;
   const ORIGIN = location.origin;
-
-  /**
-   * A result as Chromium's executeTool resolves it: a string as it is ("" is "Operation
-   * succeeded"), `undefined` as "undefined", a lone number/BigInt/boolean as String() writes it,
-   * anything else as JSON.stringify writes it (a result it cannot write, a nested BigInt or a
-   * cycle, fails the call).
-   * @param {unknown} v
-   */
-  const nativeText = (v) => {
-    if (typeof v === 'string') return v === '' ? 'Operation succeeded' : v;
-    if (v instanceof NoResponse) return 'null';
-    // A number, BigInt or boolean on its own is written as String() writes it (NaN is "NaN").
-    if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return StringC(v);
-    const s = jsonStringify(v);
-    return s === undefined ? 'undefined' : s;
-  };
-
-  /** @param {Record<string, unknown>} a the annotations as Chromium's dictionary gives them back */
-  const annotationsOut = (a) => ({
-    consequentialHint: !!a.consequentialHint,
-    debugging: !!a.debugging,
-    readOnlyHint: !!a.readOnlyHint,
-    untrustedContentHint: !!a.untrustedContentHint,
-  });
 
   /**
    * Installs document.modelContext and the legacy surface on one registry.
@@ -260,6 +236,10 @@
       registerTool(tool, options = undefined) {
         return new PromiseC((resolve) => {
           const t = readToolDict(tool, 'registerTool');
+          // Options members in Chromium's (sorted) order. Cross-origin frames are not polyfilled,
+          // so `exposedTo` is checked and kept for nothing else (docs/ARCHITECTURE.md).
+          const exposedTo = isObj(options) ? /** @type {any} */ (options).exposedTo : undefined;
+          readOrigins(exposedTo, 'registerTool', 'ModelContextRegisterToolOptions', 'exposedTo');
           const signal = isObj(options) ? /** @type {any} */ (options).signal : undefined;
           if (signal !== undefined && !(signal instanceof AbortSignalC)) {
             throw opError('registerTool', "Failed to read the 'signal' property from 'ModelContextRegisterToolOptions': Failed to convert value to 'AbortSignal'.");
@@ -278,11 +258,14 @@
       /**
        * The tools of every same-origin frame of the page (frame-tree.js), sorted by name as
        * Chromium sorts them, each a dictionary (keys in Chromium's order) with its frame's origin
-       * and window. @returns {Promise<any[]>}
+       * and window. @param {{fromOrigins?: unknown}} [options] @returns {Promise<any[]>}
        */
-      getTools() {
+      getTools(options = undefined) {
         // The list as it is now, delivered in a later task.
         return new PromiseC((resolve) => {
+          // Checked as Chromium does; the same origin's tools are listed whatever it names.
+          const from = isObj(options) ? /** @type {any} */ (options).fromOrigins : undefined;
+          readOrigins(from, 'getTools', 'ModelContextGetToolOptions', 'fromOrigins');
           /** @type {any[]} */
           const out = [];
           let frames = tree();

@@ -656,3 +656,43 @@ def test_declarative_edges(page: Any, origin: str) -> None:
         "toolcancel:wait:false,false",
         "false,false",
     ]
+
+
+ORIGIN_LISTS = r"""async () => {
+  const mc = document.modelContext;
+  const reg = (name, options) => settle(mc.registerTool({ name, description: 'd', execute() {} }, options));
+  const names = (options) => settle(mc.getTools(options).then((ts) => ts.map((t) => t.name).join()));
+  return {
+    exposedTo: [await reg('x1', { exposedTo: ['https://elsewhere.example'] }),
+                await reg('x2', { exposedTo: [] }),
+                await reg('x3', { exposedTo: 'https://elsewhere.example' }),
+                await reg('x4', { exposedTo: ['*'] }),
+                await reg('x5', { exposedTo: ['http://elsewhere.example'] })],
+    fromOrigins: [await names({ fromOrigins: ['https://elsewhere.example'] }),
+                  await names({ fromOrigins: [] }),
+                  await names({ fromOrigins: ['nope'] }),
+                  await names({ fromOrigins: 'x' })],
+  };
+}"""
+
+
+def test_origin_lists(page: Any) -> None:
+    out = page.evaluate(ORIGIN_LISTS)
+    not_sequence = "The provided value cannot be converted to a sequence."
+    insecure = "SecurityError: Only secure origins are allowed in the %s list."
+    assert out["exposedTo"] == [
+        "ok:undefined",
+        "ok:undefined",
+        "TypeError: Failed to execute 'registerTool' on 'ModelContext': Failed to read the 'exposedTo' "
+        "property from 'ModelContextRegisterToolOptions': " + not_sequence,
+        insecure % "exposedTo",
+        insecure % "exposedTo",
+    ]
+    # The document's own tools are listed whatever fromOrigins names.
+    assert out["fromOrigins"] == [
+        "ok:x1,x2",
+        "ok:x1,x2",
+        insecure % "fromOrigins",
+        "TypeError: Failed to execute 'getTools' on 'ModelContext': Failed to read the 'fromOrigins' "
+        "property from 'ModelContextGetToolOptions': " + not_sequence,
+    ]
