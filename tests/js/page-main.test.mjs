@@ -61,6 +61,7 @@ function page({ native = null } = {}) {
   Object.assign(document, { readyState: 'loading' });
   if (native) document.modelContext = native;
   const window = new EventTarget();
+  Object.defineProperty(window, Symbol.toStringTag, { value: 'Window' }); // executeTool checks it
   const posted = [];
   window.addEventListener('webmcp-sidecar:page', (ev) => posted.push(JSON.parse(ev.detail)));
   const stubs = {};
@@ -69,7 +70,7 @@ function page({ native = null } = {}) {
   const ctx = vm.createContext({
     ...stubs, window, document, Document, Navigator, navigator: new Navigator(), location: { origin: 'https://a.test' },
     EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, queueMicrotask,
-    MessageChannel, MessagePort, Proxy, WeakMap,
+    MessageChannel, MessagePort, Proxy, WeakMap, URL,
   });
   for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
   return { ctx, window, document, posted, run: (code) => vm.runInContext(code, ctx) };
@@ -147,4 +148,34 @@ test('native: the legacy API goes through registerTool, and forgets a name the b
   p.run(`navigator.modelContext.clearContext()`);
   assert.deepEqual([...tools.keys()], ['taken']);
   assert.equal(p.posted.length, 0); // native tools need no channel
+});
+
+test('polyfill: executeTool writes results and reads inputs as Chromium 156 does', async () => {
+  const p = page();
+  p.run(`const mc = document.modelContext;
+    globalThis.out = {};
+    const settle = (pr) => pr.then((v) => 'ok:' + v, (e) => e.name + ': ' + e.message);
+    const tools = { empty: () => '', big: () => 5n, nested: () => ({ n: 1n }), none: () => {}, echo: (i) => i };
+    globalThis.done = (async () => {
+      for (const [name, execute] of Object.entries(tools)) await mc.registerTool({ name, description: 'd', execute });
+      const all = await mc.getTools();
+      const t = (n) => all.find((x) => x.name === n);
+      for (const n of ['empty', 'big', 'nested', 'none']) out[n] = await settle(mc.executeTool(t(n), {}));
+      out.arr = await settle(mc.executeTool(t('echo'), [1, 2]));
+      out.date = await settle(mc.executeTool(t('echo'), new Date(0)));
+      out.noJson = await settle(mc.executeTool(t('echo'), { toJSON: () => undefined }));
+      out.exposed = await settle(mc.registerTool({ name: 'x', description: 'd', execute() {} }, { exposedTo: ['ftp://a.test'] }));
+      out.sorted = (await mc.getTools()).map((x) => x.name).join();
+    })();`);
+  await p.run('done');
+  const out = p.run('out');
+  assert.equal(out.empty, 'ok:Operation succeeded');
+  assert.equal(out.big, 'ok:5');
+  assert.match(out.nested, /^UnknownError: Tool was executed but the invocation failed/);
+  assert.equal(out.none, 'ok:undefined');
+  assert.equal(out.arr, 'ok:[1,2]');
+  assert.equal(out.date, 'UnknownError: Failed to parse input arguments');
+  assert.match(out.noJson, /^TypeError: .*toJSON\(\) returns undefined$/);
+  assert.equal(out.exposed, 'SecurityError: Only secure origins are allowed in the exposedTo list.');
+  assert.equal(out.sorted, 'big,echo,empty,nested,none');
 });
