@@ -45,19 +45,27 @@ async def test_consequential_and_untrusted_hints_reach_the_client_in_mcp_words(b
 
 
 async def test_an_older_drafts_destructive_hint_still_counts(browser, mcp, site_url, mode):
-    if mode == "native":
-        pytest.xfail("Chromium 156's getTools() returns only the hints it knows (not destructiveHint); "
-                     "page/main/native.js would have to report the page's own dict")
     _, s, tools = await listed(browser, mcp, site_url, "oldDelete")
+    if mode == "native":
+        # Chromium 156's getTools() keeps only the hints it knows, so an older draft's
+        # destructiveHint never reaches us there (docs/ARCHITECTURE.md, "Polyfill vs Chromium").
+        ann = tools[f"{s}__oldDelete"].annotations
+        assert ann is None or not ann.destructive_hint
+        return
     assert tools[f"{s}__oldDelete"].annotations.destructive_hint is True
 
 
-@pytest.mark.xfail(strict=True, reason="page/main/ (tool-dict.js, bridge.js; native.js in native "
-                   "mode, where Chromium 156's getTools() has no outputSchema) does not pass "
-                   "outputSchema on yet")
-async def test_an_output_schema_is_passed_on_and_results_are_checked(browser, mcp, site_url):
+async def test_an_output_schema_is_passed_on_and_results_are_checked(browser, mcp, site_url, mode):
     _, s, tools = await listed(browser, mcp, site_url, "orderTotal")
     total = tools[f"{s}__orderTotal"]
+    if mode == "native":
+        # Chromium 156's getTools() has no outputSchema: the tool is offered without one and
+        # its result is not checked against one (docs/ARCHITECTURE.md, "Polyfill vs Chromium").
+        assert total.output_schema is None
+        r = await mcp.call(f"{s}__orderTotal")
+        assert not r.is_error
+        assert '"total":41.5' in text(r).replace(" ", "")
+        return
     assert total.output_schema is not None
     assert total.output_schema["required"] == ["total", "currency"]
 

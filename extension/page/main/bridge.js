@@ -38,6 +38,7 @@
           title: e.title || undefined,
           description: e.description,
           inputSchema: e.inputSchema,
+          outputSchema: e.outputSchema,
           annotations: e.annotations,
           source: e.source,
         });

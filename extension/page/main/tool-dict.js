@@ -18,6 +18,17 @@
     },
   }.requestUserInteraction;
 
+  /** Chromium 156 does not know `outputSchema` and never fails a registration over it: an
+   * unusable one is left out, not thrown. @param {unknown} v */
+  function outputSchemaOf(v) {
+    if (!isObj(v)) return undefined;
+    try {
+      return jsonCopy(v, 'outputSchema');
+    } catch {
+      return undefined;
+    }
+  }
+
   /**
    * Reads a tool dict in the order Chromium's bindings do and throws like them.
    * @param {any} tool @param {string} op
@@ -44,6 +55,7 @@
     if (name === undefined) {
       throw opError(op, "Failed to read the 'name' property from 'ModelContextTool': Required member is undefined.");
     }
+    const outputSchema = tool.outputSchema;
     const title = tool.title;
     /** @type {Record<string, boolean|string|number>|undefined} */
     let ann;
@@ -60,6 +72,7 @@
       description: StringC(description),
       inputSchema: inputSchema ? jsonCopy(inputSchema, 'inputSchema') : undefined,
       annotations: ann,
+      outputSchema: outputSchemaOf(outputSchema),
       execute,
       tool,
     };
