@@ -173,14 +173,9 @@ class SiteTools(_Model):
         return data
 
 
-class Registry(_Model):
-    """The whole registry: sent on connect, replaces whatever the receiver had.
-
-    `notices`: the `SiteTools.notice` of every site that has one."""
-
-    type: Literal["registry"] = "registry"
-    sites: dict[str, list[Tool]] = Field(default_factory=dict)
-    notices: dict[str, str] = Field(default_factory=dict)
+class _SitesSnapshot(_Model):
+    """A message carrying every site's tools: a bad tool is dropped (with its reason logged),
+    never the message."""
 
     @model_validator(mode="before")
     @classmethod
@@ -188,6 +183,16 @@ class Registry(_Model):
         if isinstance(data, dict) and "sites" in data:
             data = {**data, "sites": _good_sites(data["sites"])}
         return data
+
+
+class Registry(_SitesSnapshot):
+    """The whole registry: sent on connect, replaces whatever the receiver had.
+
+    `notices`: the `SiteTools.notice` of every site that has one."""
+
+    type: Literal["registry"] = "registry"
+    sites: dict[str, list[Tool]] = Field(default_factory=dict)
+    notices: dict[str, str] = Field(default_factory=dict)
 
 
 class Call(_Model):
@@ -339,7 +344,7 @@ class SessionTabs(_Model):
     current: int | None = None
 
 
-class Welcome(_Model):
+class Welcome(_SitesSnapshot):
     """The host's answer to `EntryHello`: who it is and what it has now."""
 
     type: Literal["welcome"] = "welcome"
@@ -353,13 +358,6 @@ class Welcome(_Model):
     extension_connected: bool = False
     sites: dict[str, list[Tool]] = Field(default_factory=dict)
     notices: dict[str, str] = Field(default_factory=dict)  # as in `Registry`
-
-    @model_validator(mode="before")
-    @classmethod
-    def _drop_bad_tools(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "sites" in data:
-            data = {**data, "sites": _good_sites(data["sites"])}
-        return data
 
 
 class Status(_Model):

@@ -20,6 +20,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from webmcp_sidecar.demo.chromium import find_chromium
 
 HERE = Path(__file__).resolve().parent
@@ -38,6 +40,19 @@ def _chromium() -> Path:
 
 
 CHROMIUM = _chromium()
+
+try:
+    import playwright.sync_api  # noqa: F401
+
+    HAVE_PLAYWRIGHT = True
+except ImportError:  # pragma: no cover
+    HAVE_PLAYWRIGHT = False
+
+# What every page-harness test file marks itself with.
+MARKS = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not (HAVE_PLAYWRIGHT and CHROMIUM.exists()), reason="needs Playwright and Chromium"),
+]
 
 LAUNCH_ARGS = [
     "--no-sandbox",

@@ -13,19 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.page_harness.harness import CHROMIUM, Ext, browser, driver, serve, wait_for
+from tests.e2e.page_harness.harness import MARKS, Ext, browser, driver, serve, wait_for
 
-try:
-    import playwright.sync_api  # noqa: F401
-
-    HAVE_PLAYWRIGHT = True
-except ImportError:  # pragma: no cover
-    HAVE_PLAYWRIGHT = False
-
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not (HAVE_PLAYWRIGHT and CHROMIUM.exists()), reason="needs Playwright and Chromium"),
-]
+pytestmark = MARKS
 
 Mode = tuple[Any, Ext, bool]  # (context, recorder, native)
 

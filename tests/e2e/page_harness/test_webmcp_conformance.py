@@ -19,19 +19,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.page_harness.harness import CHROMIUM, LAUNCH_ARGS, browser, driver, serve
+from tests.e2e.page_harness.harness import CHROMIUM, LAUNCH_ARGS, MARKS, browser, driver, serve
 
-try:
-    import playwright.sync_api  # noqa: F401
-
-    HAVE_PLAYWRIGHT = True
-except ImportError:  # pragma: no cover
-    HAVE_PLAYWRIGHT = False
-
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not (HAVE_PLAYWRIGHT and CHROMIUM.exists()), reason="needs Playwright and Chromium"),
-]
+pytestmark = MARKS
 
 MODES = ["native", "native_ext", "polyfill"]
 
