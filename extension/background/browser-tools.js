@@ -274,6 +274,7 @@ export function installBrowserTools({ send, log = noop }) {
     sessionsState,
     sessions,
     debuggers,
+    loads,
   };
 }
 

@@ -39,6 +39,7 @@ const table = (routes) => new Map(Object.entries(routes));
  *     onPanelRequest: (msg: any, sender: chrome.runtime.MessageSender, respond: (r: any) => void) => boolean,
  *   },
  *   openUrl: (id: string, url: string) => Promise<void>,
+ *   skills: import('./skills.js').Skills,
  *   status: () => any,
  *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
  * }} w the worker's parts (worker.js)
@@ -65,6 +66,8 @@ export function createRoutes(w) {
     call: ['site-calls.js', checked((m) => siteCalls.call(m))],
     cancel: ['browser-tools.js, else site-calls.js', (raw) => browserTools.onHostMessage(raw) || cancelSiteCall(raw)],
     open_url: ['open-url.js', checked((m) => void w.openUrl(m.id, m.url))],
+    // Skills: the user's enabled skills, matched against the tabs (their calls come as `call`).
+    skills: ['skills.js', (raw) => w.skills.update(raw)],
     // Browser tools and MCP sessions' tabs.
     browser_call: ['browser-tools.js', (raw) => browserTools.onHostMessage(raw)],
     session: ['panel-bridge.js, browser-tools.js', (raw) => {
@@ -85,6 +88,7 @@ export function createRoutes(w) {
     host_hello: ['native-link.js, panel-bridge.js', checked((m) => {
       link.hostHello(m); // another protocol: no call is routed (routeHost), the panels say why
       panel.statusChanged();
+      if (!link.mismatch) toHost({ type: 'skills_get' });
     })],
     ping: ['routes.js', checked((m) => void toHost({ type: 'pong', id: m.id }))],
     pong: ['routes.js', checked(noop)], // any message marks the link connected (native-link.js)

@@ -21,9 +21,11 @@ export class SiteCalls {
    *   focus: import('./tab-focus.js').TabFocus,
    *   send: (msg: any) => boolean,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
-   * }} opts send: to the host (routes.js's toHost)
+   *   skills?: {run: (msg: any, route: any) => void, cancel: (id: string) => boolean},
+   * }} opts send: to the host (routes.js's toHost); skills: runs the calls of skill tools
    */
-  constructor({ chrome, registry, frames, focus, send, log }) {
+  constructor({ chrome, registry, frames, focus, send, log, skills }) {
+    this.skills = skills ?? null;
     this.chrome = chrome;
     this.registry = registry;
     this.frames = frames;
@@ -49,6 +51,7 @@ export class SiteCalls {
         : notFoundMessage(msg.site, msg.tool, this.registry.siteTools(msg.site).map((t) => t.name));
       return void this.send(errorResult(id, route.reason, message));
     }
+    if (route.skill && this.skills) return this.skills.run(msg, route);
     const { tabId, frameId, windowId } = route;
     const entry = this.frames.get(tabId, frameId);
     if (!entry) return void this.send(errorResult(id, 'tab_closed', TAB_CLOSED_MESSAGE, tabId));
@@ -73,7 +76,7 @@ export class SiteCalls {
   /** Forwards the cancel; the page answers `cancelled`, or we do after a short grace. @param {string} id */
   cancel(id) {
     const call = this.pending.get(id);
-    if (!call) return; // already answered
+    if (!call) return void this.skills?.cancel(id); // a skill's call, or already answered
     postToFrame(call.port, { type: 'cancel', id });
     clearTimeout(call.timer);
     call.timer = setTimeout(() => this.finish(id, errorResult(id, 'cancelled', CANCELLED_MESSAGE, call.tabId)), CANCEL_GRACE_MS);

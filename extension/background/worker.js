@@ -15,6 +15,7 @@ import { createPanelBridge } from './panel-bridge.js';
 import { createRoutes } from './routes.js';
 import { SiteCalls } from './site-calls.js';
 import { SiteUpdates } from './site-updates.js';
+import { Skills } from './skills.js';
 import { TabFocus } from './tab-focus.js';
 
 const RECONNECT_ALARM = 'webmcp-reconnect';
@@ -42,7 +43,8 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
     chrome, registry, changed: () => updates.schedule(), portGone: (port, tabId) => siteCalls.portGone(port, tabId),
   });
   const focus = new TabFocus(chrome);
-  const siteCalls = new SiteCalls({ chrome, registry, frames, focus, send, log });
+  const skillsRef = { run: (msg, route) => skills.run(msg, route), cancel: (id) => skills.cancel(id) };
+  const siteCalls = new SiteCalls({ chrome, registry, frames, focus, send, log, skills: skillsRef });
   const panel = createPanelBridge({ chrome, sendToHost: send, status, runCall: (m) => siteCalls.call(m) });
 
   /** The first messages on a new port: who we are, the whole registry, a ping. */
@@ -76,6 +78,7 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
     registry.removeTab(tabId);
     frames.tabRemoved(tabId);
     siteCalls.tabClosed(tabId);
+    skills.tabClosed(tabId);
     updates.schedule();
   });
   chrome.tabs.onReplaced.addListener((_addedTabId, removedTabId) => {
@@ -95,10 +98,15 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   // Browser tools (CDP, sessions' tab groups), after the listeners above: a closed tab's site
   // calls are answered before its session's tabs change.
   const browserTools = installBrowserTools({ send, log });
+  // Skills use the browser tools' debugger (trusted input) and page loads (navigation).
+  const skills = new Skills({
+    chrome, registry, loads: browserTools.loads, debuggers: browserTools.debuggers, focus, send, log,
+    changed: () => updates.schedule(),
+  });
 
   // --- messages: routes.js ---------------------------------------------------------------------
   const routes = createRoutes({
-    chrome, link, siteCalls, frames, panel, browserTools, log, status,
+    chrome, link, siteCalls, frames, panel, browserTools, log, status, skills,
     openUrl: (id, url) => openUrl(chrome, send, id, url),
   });
   chrome.runtime.onConnect.addListener(routes.onConnect);
@@ -120,7 +128,7 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   const openTabs = installOpenTabs({ chrome, log });
 
   return {
-    registry, status, connect, browserTools, routes, panel, openTabs,
+    registry, status, connect, browserTools, routes, panel, openTabs, skills,
     framePorts: frames.ports,
     pending: siteCalls.pending,
     /** No more reconnects or timers of its own (tests drop a worker this way; Chrome just ends it). */

@@ -18,12 +18,15 @@ import {
  * @typedef {{site: string|null, secure: boolean, top: boolean, tools: Map<string, Tool>,
  *   dropped: Dropped, native: boolean}} FrameEntry
  * @typedef {{id: number, site: string|null, secure: boolean, windowId: number|undefined,
- *   order: number, frames: Map<number, FrameEntry>}} TabEntry
- * @typedef {{tabId: number, frameId: number, windowId: number|undefined}} Route
+ *   order: number, frames: Map<number, FrameEntry>, skills: Map<string, Tool>}} TabEntry
+ *   skills: the tools of the skills that match the tab's page and passed its health check
+ * @typedef {{tabId: number, frameId: number, windowId: number|undefined, skill?: boolean}} Route
+ *   skill: the tool is a skill's (background/skills.js runs it), not the frame's
  * @typedef {{reason: 'no_tab'|'not_found'}} NoRoute
  * @typedef {{site: string, tools: Tool[], notice?: string}} SiteChange
  * @typedef {{tools: Tool[], names: Set<string>, secure: boolean, ignoredTabs: number,
- *   notices: string[]}} SiteView
+ *   notices: string[], hiddenSkillTools: string[]}} SiteView
+ *   hiddenSkillTools: skill tools left out because a page of the site has a tool of that name
  */
 
 /** Code-point order, as Python's sorted() would give. */
@@ -82,6 +85,29 @@ export class Registry {
     });
     if (tab.site !== null) this._touch(tab.site);
     return moved;
+  }
+
+  /**
+   * The tools of the skills that fit the tab's page now (background/skills.js; [] = none). They
+   * join the site's tools after its pages' own: a page's tool of the same name wins.
+   * @param {number} tabId
+   * @param {string} url the page they were matched and health-checked on
+   * @param {Tool[]} tools
+   * @param {number} [windowId]
+   * @returns {boolean} whether anything changed
+   */
+  setSkillTools(tabId, url, tools, windowId) {
+    const site = siteOf(url);
+    if (site === null) return false;
+    if (!this.tabs.has(tabId) && !tools.length) return false;
+    const entry = this._tabFor(tabId, windowId);
+    if (entry.site === null) this._showSite(entry, site, isHttps(url));
+    if (entry.site !== site) return false; // the tab shows another site by now
+    const next = new Map(tools.map((t) => [t.name, t]));
+    if (canonicalJson([...entry.skills.values()]) === canonicalJson([...next.values()])) return false;
+    entry.skills = next;
+    this._touch(site);
+    return true;
   }
 
   /** A frame's document went away (its port closed). */
@@ -177,13 +203,23 @@ export class Registry {
   route(site, toolName) {
     const { tabs, secure } = this._countingTabs(site);
     if (!tabs.length) return { reason: 'no_tab' };
-    if (!this._view(site).names.has(toolName)) return { reason: 'not_found' }; // cut, or none
+    const view = this._view(site);
+    if (!view.names.has(toolName)) return { reason: 'not_found' }; // cut, or none
     for (const tab of tabs) {
       for (const [frameId, frame] of this._frameEntriesOf(tab, secure)) {
         if (frame.tools.has(toolName)) return { tabId: tab.id, frameId, windowId: tab.windowId };
       }
     }
+    // No page has it: a skill's (the newest tab whose skills have it).
+    for (const tab of tabs) {
+      if (tab.skills.has(toolName)) return { tabId: tab.id, frameId: 0, windowId: tab.windowId, skill: true };
+    }
     return { reason: 'not_found' };
+  }
+
+  /** @returns {string[]} the site's skill tools a page's own tool of the same name hides */
+  hiddenSkillTools(site) {
+    return this._view(site).hiddenSkillTools;
   }
 
   /** @returns {Record<string, Tool[]>} every site that has tools */
@@ -266,7 +302,7 @@ export class Registry {
   _tabFor(tabId, windowId) {
     let tab = this.tabs.get(tabId);
     if (!tab) {
-      tab = { id: tabId, site: null, secure: false, windowId, order: 0, frames: new Map() };
+      tab = { id: tabId, site: null, secure: false, windowId, order: 0, frames: new Map(), skills: new Map() };
       this.tabs.set(tabId, tab);
     } else if (tab.windowId === undefined) {
       tab.windowId = windowId;
@@ -281,6 +317,7 @@ export class Registry {
     if (tab.site !== null) {
       this._touch(tab.site);
       tab.frames.clear();
+      tab.skills = new Map();
     }
     tab.site = site;
     tab.secure = secure;
@@ -330,6 +367,15 @@ export class Registry {
         for (const tool of frame.tools.values()) if (!merged.has(tool.name)) merged.set(tool.name, tool);
       }
     }
+    /** @type {Set<string>} */
+    const hidden = new Set();
+    for (const tab of tabs) {
+      for (const tool of tab.skills.values()) {
+        const have = merged.get(tool.name);
+        if (!have) merged.set(tool.name, tool);
+        else if (have.source !== 'skill') hidden.add(tool.name);
+      }
+    }
     const tools = capSiteTools(merged.values(), dropped).sort(byName);
     const notices = [];
     const cut = dropNotice(site, dropped);
@@ -338,7 +384,7 @@ export class Registry {
       notices.push(`${ignored} http:// tab${ignored === 1 ? '' : 's'} of ${site} ${ignored === 1 ? 'is' : 'are'} ignored ` +
         'while an https:// tab of it is open: a plain-http page cannot add tools to the https site or receive its calls.');
     }
-    view = { tools, names: new Set(tools.map((t) => t.name)), secure, ignoredTabs: ignored, notices };
+    view = { tools, names: new Set(tools.map((t) => t.name)), secure, ignoredTabs: ignored, notices, hiddenSkillTools: [...hidden].sort() };
     this._views.set(site, view);
     return view;
   }

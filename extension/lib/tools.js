@@ -95,9 +95,12 @@ export function normalizeTool(raw, defaultSource) {
     if (wrong) return wrong;
     tool.annotations = ann;
   }
-  tool.source = TOOL_SOURCES.includes(raw.source) ? raw.source : defaultSource;
+  // A page may say which of its APIs a tool came by, never that it is ours (a skill, a browser tool).
+  tool.source = PAGE_SOURCES.includes(raw.source) ? raw.source : defaultSource;
   return tool;
 }
+
+const PAGE_SOURCES = TOOL_SOURCES.filter((s) => s !== 'skill' && s !== 'browser');
 
 /** @type {() => Dropped} An empty drop report. */
 export const noDrops = checks.noDrops;

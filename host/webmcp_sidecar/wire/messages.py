@@ -105,6 +105,7 @@ class Tool(_Model):
     outputSchema: dict[str, Any] | None = None
     annotations: ToolAnnotations | None = None
     source: ToolSource = "native"
+    skill: str | None = None  # source "skill": the skill's name (docs/SKILLS.md)
 
     @model_validator(mode="before")
     @classmethod
@@ -344,6 +345,21 @@ class SessionTabs(_Model):
     current: int | None = None
 
 
+class SkillsGet(_Model):
+    """browser->host: send me the skills (after `host_hello`; the answer is `Skills`)."""
+
+    type: Literal["skills_get"] = "skills_get"
+
+
+class Skills(_Model):
+    """host->browser: the enabled skills, each a document of `skills.model.Skill` (validated by
+    the host's store; disabled tools already left out). Sent on `skills_get` and whenever the
+    user's skills change; the worker matches them against tabs (docs/SKILLS.md)."""
+
+    type: Literal["skills"] = "skills"
+    skills: list[dict[str, Any]] = Field(default_factory=list)
+
+
 class Welcome(_SitesSnapshot):
     """The host's answer to `EntryHello`: who it is and what it has now."""
 
@@ -370,11 +386,21 @@ class Status(_Model):
 
 
 ExtensionMessage = Annotated[
-    Hello | Registry | SiteTools | Result | Chunk | Pong | Ping | Log | SessionTabs,
+    Hello | Registry | SiteTools | Result | Chunk | Pong | Ping | Log | SessionTabs | SkillsGet,
     Field(discriminator="type"),
 ]
 HostToExtension = Annotated[
-    Call | Cancel | OpenUrl | Chunk | Ping | Pong | Session | SessionEnd | BrowserCall | HostHello,
+    Call
+    | Cancel
+    | OpenUrl
+    | Chunk
+    | Ping
+    | Pong
+    | Session
+    | SessionEnd
+    | BrowserCall
+    | HostHello
+    | Skills,
     Field(discriminator="type"),
 ]
 EntryMessage = Annotated[
