@@ -84,6 +84,7 @@ export function createRoutes(w) {
     agent_conversation: ['panel-bridge.js', toPanels],
     agent_event: ['panel-bridge.js', toPanels],
     agent_error: ['panel-bridge.js', toPanels],
+    agent_skills: ['panel-bridge.js', toPanels],
     // The link itself.
     host_hello: ['native-link.js, panel-bridge.js', checked((m) => {
       link.hostHello(m); // another protocol: no call is routed (routeHost), the panels say why

@@ -15,4 +15,5 @@ globalThis.sidecar = {
   connect: worker.connect,
   browserTools: worker.browserTools,
   routes: worker.routes,
+  skills: worker.skills,
 };

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webmcp_sidecar.wire.constants import PANEL_TYPES  # plain data: the agent stays unloaded
+# Plain data: the agent stays unloaded.
+from webmcp_sidecar.wire.constants import PANEL_TYPES, SKILLS_PANEL_TYPES
 
 if TYPE_CHECKING:
     from webmcp_sidecar.agent.port import HostPort
@@ -38,4 +39,5 @@ def install(host: HostPort) -> None:
         service.handle(raw)
 
     for kind in PANEL_TYPES:
-        host.handlers[kind] = handle
+        if kind not in SKILLS_PANEL_TYPES:
+            host.handlers[kind] = handle

@@ -92,9 +92,21 @@ class PanelDelete(_Model):
     conversation_id: str | None = None
 
 
+class PanelSkills(_Model):
+    """The Skills view manages the user's skills (docs/SKILLS.md); one `agent_skills` answers.
+    Handled by the host's skills plugin (native_host/skills_link.py), not by the agent."""
+
+    type: Literal["panel_skills"] = "panel_skills"
+    id: Annotated[str, Field(min_length=1, max_length=100)]
+    op: Literal["list", "get", "validate", "save", "remove", "enable", "disable", "schema"]
+    name: Annotated[str, Field(max_length=100)] | None = None
+    tool: Annotated[str, Field(max_length=128)] | None = None
+    text: Annotated[str, Field(max_length=256 * 1024)] | None = None  # a skill file's text
+
+
 PanelMessage = Annotated[
     PanelHello | PanelSettings | PanelKey | PanelChat | PanelStop | PanelConfirm | PanelOpen
-    | PanelNew | PanelDelete,
+    | PanelNew | PanelDelete | PanelSkills,
     Field(discriminator="type"),
 ]
 panel_message: TypeAdapter[PanelMessage] = TypeAdapter(PanelMessage)
@@ -270,6 +282,19 @@ class AgentEvent(_Model):
     conversation_id: str
     turn_id: str
     event: AgentEventBody
+
+
+class AgentSkills(_Model):
+    """The answer to `panel_skills` `id`: the skills as `skills list --json` shows them (list and
+    every change), a file's text (get, schema), or the problems of a text (validate, save)."""
+
+    type: Literal["agent_skills"] = "agent_skills"
+    id: str
+    ok: bool
+    skills: list[dict[str, Any]] | None = None
+    text: str | None = None
+    problems: list[str] | None = None
+    error: str | None = None
 
 
 class AgentError(_Model):

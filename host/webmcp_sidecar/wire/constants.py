@@ -119,6 +119,10 @@ ENTRY_MISMATCH = (
 # --- the side panel's messages (models in agent/panel_messages.py) --------------------------
 PANEL_TYPES = (
     "panel_hello", "panel_settings", "panel_key", "panel_chat", "panel_stop", "panel_confirm",
-    "panel_open", "panel_new", "panel_delete",
+    "panel_open", "panel_new", "panel_delete", "panel_skills",
 )  # fmt: skip
-AGENT_TYPES = ("agent_state", "agent_keys", "agent_conversation", "agent_event", "agent_error")
+AGENT_TYPES = (
+    "agent_state", "agent_keys", "agent_conversation", "agent_event", "agent_error", "agent_skills",
+)  # fmt: skip
+# Panel messages the skills plugin handles (native_host/skills_link.py), not the agent.
+SKILLS_PANEL_TYPES = ("panel_skills",)

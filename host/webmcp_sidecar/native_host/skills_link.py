@@ -1,0 +1,167 @@
+"""The host's side of skills: the worker asks for them (`skills_get`, after `host_hello`) and
+gets the user's enabled skills (`skills`); whenever the skills dir changes — the CLI, the side
+panel, or an editor saving a file there — the worker gets the new list. The side panel's Skills
+view manages them with `panel_skills`, answered by `agent_skills`.
+
+The store (and pydantic's skill models) load on the first `skills_get`, not at host start: the
+host's cold start must not grow. Changes are found by a cheap poll of the dir's entries (name,
+size, mtime), which sees every way a file can change, with no watcher thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from webmcp_sidecar.wire import messages as m
+from webmcp_sidecar.wire.codec import dumps
+from webmcp_sidecar.wire.constants import SKILLS_PANEL_TYPES
+
+if TYPE_CHECKING:
+    from webmcp_sidecar.native_host.app import Host
+    from webmcp_sidecar.skills.store import SkillStore
+
+log = logging.getLogger(__name__)
+
+POLL_S = 1.0
+
+
+class SkillsLink:
+    def __init__(self, host: Host, root: Path | None = None, poll_s: float = POLL_S) -> None:
+        self.host = host
+        self.root = root
+        self.poll_s = poll_s
+        self._store: SkillStore | None = None
+        self._sent: bytes | None = None
+        self._seen: tuple[tuple[str, int, int], ...] | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def store(self) -> SkillStore:
+        if self._store is None:
+            from webmcp_sidecar.skills.store import SkillStore
+
+            self._store = SkillStore(self.root)
+        return self._store
+
+    def on_get(self, raw: dict[str, Any], payload: bytes) -> None:
+        """The worker (re)connected: it has nothing, so it gets the list even if unchanged."""
+        self._sent = None
+        self.push()
+        if self._task is None or self._task.done():
+            with contextlib.suppress(RuntimeError):  # no loop: a sync test drives push() itself
+                self._task = asyncio.get_running_loop().create_task(self._watch())
+
+    def on_panel(self, raw: dict[str, Any], payload: bytes) -> None:
+        """A `panel_skills` request: one `agent_skills` answers it, whatever happens."""
+        from pydantic import ValidationError
+
+        from webmcp_sidecar.agent import panel_messages as pm
+
+        try:
+            req = pm.PanelSkills.model_validate(raw)
+        except ValidationError as e:
+            call_id = raw.get("id")
+            if isinstance(call_id, str) and call_id:
+                self._reply(pm.AgentSkills(id=call_id[:100], ok=False, error=f"bad request: {e}"))
+            return
+        try:
+            answer = self._do(req)
+        except Exception as e:  # SkillError and anything else: the panel says it, the host lives
+            if type(e).__name__ != "SkillError":
+                log.exception("skills request %s failed", req.op)
+            answer = pm.AgentSkills(id=req.id, ok=False, error=str(e)[:4000])
+        self._reply(answer)
+
+    def _do(self, req: Any) -> Any:
+        from webmcp_sidecar.agent import panel_messages as pm
+
+        store = self.store()
+        need = _needs(req)
+        if req.op == "list":
+            return pm.AgentSkills(id=req.id, ok=True, skills=self._infos(store))
+        if req.op == "get":
+            return pm.AgentSkills(id=req.id, ok=True, text=store.text(need("name")))
+        if req.op == "schema":
+            from webmcp_sidecar.skills.model import Skill
+
+            schema = Skill.model_json_schema(by_alias=True)
+            return pm.AgentSkills(id=req.id, ok=True, text=json.dumps(schema, indent=2))
+        if req.op == "validate":
+            problems = store.validate_text(need("text"), "skill.json")
+            return pm.AgentSkills(id=req.id, ok=not problems, problems=problems)
+        if req.op == "save":
+            problems = store.validate_text(need("text"), "skill.json")
+            if problems:
+                return pm.AgentSkills(id=req.id, ok=False, problems=problems)
+            store.add_text(need("text"), replace=True, source="the side panel")
+        elif req.op == "remove":
+            store.remove(need("name"))
+        elif req.op in ("enable", "disable"):
+            store.set_enabled(need("name"), req.op == "enable", req.tool)
+        self.push()  # the worker hears of the change now, not at the next poll
+        return pm.AgentSkills(id=req.id, ok=True, skills=self._infos(store))
+
+    @staticmethod
+    def _infos(store: SkillStore) -> list[dict[str, Any]]:
+        return [info.model_dump(mode="json") for info in store.list()]
+
+    def _reply(self, msg: Any) -> None:
+        self.host.send_to_browser(dumps(msg.model_dump(exclude_none=True)))
+
+    def push(self) -> None:
+        """Sends the enabled skills if they differ from what the worker has."""
+        try:
+            store = self.store()
+            self._seen = self._signature(store)
+            skills = store.effective()
+        except Exception as e:  # a broken store must not take the host down
+            log.error("skills could not be loaded: %s", e)
+            skills = []
+        payload = dumps(m.Skills(skills=skills).model_dump())
+        if payload == self._sent:
+            return
+        self._sent = payload
+        self.host.send_to_browser(payload)
+        log.info("sent %d skill(s) to the extension", len(skills))
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self.poll_s)
+            try:
+                if self._signature(self.store()) != self._seen:
+                    self.push()
+            except Exception:
+                log.exception("watching the skills dir failed")
+
+    @staticmethod
+    def _signature(store: SkillStore) -> tuple[tuple[str, int, int], ...]:
+        out = []
+        with contextlib.suppress(FileNotFoundError):
+            for e in os.scandir(store.root):
+                with contextlib.suppress(OSError):
+                    st = e.stat(follow_symlinks=False)
+                    out.append((e.name, st.st_size, st.st_mtime_ns))
+        return tuple(sorted(out))
+
+
+def _needs(req: Any) -> Any:
+    def need(field: str) -> str:
+        value = getattr(req, field)
+        if not value:
+            raise ValueError(f"`{field}` is required for {req.op}")
+        return str(value)
+
+    return need
+
+
+def install(host: Host) -> None:
+    """Host plugin (native_host/process.py): answers `skills_get` and the Skills view."""
+    link = SkillsLink(host)
+    host.handlers["skills_get"] = link.on_get
+    for kind in SKILLS_PANEL_TYPES:
+        host.handlers[kind] = link.on_panel
