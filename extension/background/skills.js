@@ -5,7 +5,7 @@
 
 import { errorResult, frameResultToHost } from '../lib/messages.js';
 import { keyEvents, parseKey } from '../lib/keys.js';
-import { skillsForUrl } from '../lib/skills/match.js';
+import { matchesUrl, skillsForUrl } from '../lib/skills/match.js';
 import { runSkillTool, StepError } from '../lib/skills/runner.js';
 import { siteOf } from '../lib/site.js';
 import { inPage } from './page-calls.js';
@@ -147,6 +147,38 @@ export class Skills {
   /** @param {number} tabId @param {string} url @param {number|undefined} windowId @param {SkillToolDef[]} tools */
   _publish(tabId, url, windowId, tools) {
     if (this.registry.setSkillTools(tabId, url, tools, windowId)) this.changed();
+  }
+
+  /**
+   * The Skills view's "Test on this tab": a skill from the editor (validated by the host, not
+   * installed) is matched and health-checked on the tab, then, with `toolName`, that tool runs
+   * there with `args`.
+   * @param {number} tabId @param {any} skill @param {string|null} toolName @param {Record<string, unknown>} args
+   * @param {number} [timeoutMs]
+   * @returns {Promise<{matched: boolean, healthy: boolean, reason?: string, ok?: boolean, value?: unknown,
+   *   error?: {code: string, message: string}}>}
+   */
+  async tryDraft(tabId, skill, toolName, args, timeoutMs = 60_000) {
+    const tab = await this.chrome.tabs.get(tabId);
+    const url = tab.url ?? '';
+    const site = siteOf(url);
+    if (!site) return { matched: false, healthy: false, reason: 'the tab shows no web page (http or https)' };
+    const matched = Array.isArray(skill?.match) && matchesUrl(skill.match, skill.exclude ?? [], url);
+    const health = await this._health(tabId, skill);
+    const out = { matched, ...health };
+    if (!toolName || !health.healthy) return out;
+    const tool = Array.isArray(skill.tools) ? skill.tools.find((t) => t?.name === toolName) : undefined;
+    if (!tool) return { ...out, ok: false, error: { code: 'not_found', message: `The skill has no tool named "${toolName}".` } };
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), timeoutMs);
+    try {
+      const value = await runSkillTool(tool, args, this._io(tabId, ac.signal), { site, pageUrl: url, signal: ac.signal });
+      return { ...out, ok: true, value: value ?? null };
+    } catch (e) {
+      return { ...out, ok: false, error: { code: String(e?.code ?? 'page_error'), message: String(e?.message ?? e).slice(0, 4000) } };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   // --- calls ------------------------------------------------------------------------------------
