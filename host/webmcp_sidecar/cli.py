@@ -39,6 +39,10 @@ def _parser() -> argparse.ArgumentParser:
 
     add_uploads_parser(sub)  # uploads allow|list|remove
 
+    from webmcp_sidecar.skills.cli import add_parser as add_skills_parser
+
+    add_skills_parser(sub)  # skills add|list|show|validate|remove|enable|disable|export|schema
+
     demo = sub.add_parser("demo", help="open the demo site in Chromium and call its tools")
     demo.add_argument("--headed", action="store_true", help="show the browser window")
     demo.add_argument(
@@ -70,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         from webmcp_sidecar.tools.uploads_cli import run as uploads_run
 
         return uploads_run(args)
+    if args.cmd == "skills":
+        from webmcp_sidecar.skills.cli import run as skills_run
+
+        return skills_run(args)
     if args.cmd in ("install", "uninstall", "doctor"):
         from webmcp_sidecar.setup.install.commands import run as install_run
 

@@ -159,9 +159,11 @@ def test_effective_is_json_data_as_the_extension_gets_it(store):
     assert "$schema" not in s and "health" not in s  # unset optional fields are left out
     step = {"action": "fill", "timeout_ms": 5000, "optional": False, "selector": "#q", "value": "{{query}}"}
     assert s["tools"][0]["steps"][0] == step
-    store.add_file(EXAMPLES / "demo-shop.skill.json")
-    shop = next(s for s in store.effective() if s["name"] == "demo-shop")
-    assert shop["tools"][0]["steps"][3]["as"] == "products"  # by alias
+    doc = base()
+    doc["tools"][0]["steps"].append({"action": "extract", "as": "found", "selector": ".hit"})
+    store.add_text(json.dumps(doc | {"name": "other"}))
+    other = next(s for s in store.effective() if s["name"] == "other")
+    assert other["tools"][0]["steps"][2]["as"] == "found"  # by alias
 
 
 def test_a_corrupted_file_is_listed_with_its_error_and_left_out(store):
