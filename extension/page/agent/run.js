@@ -5,10 +5,12 @@
 
   const P = /** @type {any} */ (globalThis).webmcpSidecar?.agentParts;
   if (!P) return; // this document has the agent already (see roles.js)
-  const { version, fail, snapshot, point, focus, value, select, scroll, rect, text, waitFor, mark, unmark } = P;
+  const { version, fail, snapshot, point, focus, value, select, scroll, rect, text, waitFor, mark, unmark, skillStep,
+    skillHealth, selectorFor } = P;
 
   /**
-   * @param {string} op snapshot | point | focus | value | select | scroll | rect | text | wait | mark | unmark | info
+   * @param {string} op snapshot | point | focus | value | select | scroll | rect | text | wait | mark | unmark | info |
+   *   skill_step | skill_health | selector_for (skills: selectors.js, skill-steps.js)
    * @param {any} params
    */
   function run(op, params = {}) {
@@ -25,6 +27,9 @@
         case 'wait': return waitFor(params);
         case 'mark': return mark(params);
         case 'unmark': return unmark(params);
+        case 'skill_step': return skillStep(params);
+        case 'skill_health': return skillHealth(params);
+        case 'selector_for': return selectorFor(params);
         case 'info': return { url: location.href, title: document.title, readyState: document.readyState };
         default: return fail('internal', `unknown page op ${op}`);
       }
