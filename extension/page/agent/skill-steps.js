@@ -87,17 +87,19 @@
     sel?.addRange(range);
   }
 
+  /** An edit at the selection, as the browser makes it (editors listen for those); false if not made. */
+  const edit = (command, v) => {
+    try {
+      return typeof document.execCommand === 'function' && document.execCommand(command, false, v);
+    } catch {
+      return false;
+    }
+  };
+
   /** Replaces a rich field's content as an edit (so editors see it), else by hand. */
   function replaceRich(el, v) {
     selectAll(el, 'rich');
-    let done = false;
-    try {
-      done = typeof document.execCommand === 'function' &&
-        document.execCommand(v ? 'insertText' : 'delete', false, v) && collapse(el.textContent) === collapse(v);
-    } catch {
-      done = false;
-    }
-    if (!done) {
+    if (!(edit(v ? 'insertText' : 'delete', v) && collapse(el.textContent) === collapse(v))) {
       el.textContent = v;
       fire(el, 'input', { inputType: 'insertText', data: v });
     }
@@ -147,7 +149,14 @@
     const kind = editable(el);
     const text = step.text === undefined || step.text === null ? '' : String(step.text);
     if (step.clear !== false) selectAll(el, kind);
-    else el.focus({ preventScroll: true });
+    else {
+      el.focus({ preventScroll: true });
+      try {
+        if (kind === 'text') el.setSelectionRange(el.value.length, el.value.length); // type after what is there
+      } catch {
+        // types without a selection (email, number): the caret stays where it is
+      }
+    }
     if (step.trusted) return { trusted: true, focused: true };
     if (text.length > MAX_TYPED) throw new StepFailure('bad_request', `${text.length} characters are too many to type key by key (at most ${MAX_TYPED}); use a \`fill\` step or \`trusted: true\``);
     if (step.clear !== false && (kind === 'rich' ? el.textContent : el.value)) {
@@ -159,17 +168,8 @@
     }
     for (const ch of text) {
       if (key(el, 'keydown', ch) && key(el, 'keypress', ch) && fire(el, 'beforeinput', { inputType: 'insertText', data: ch })) {
-        if (kind === 'rich') {
-          let done = false;
-          try {
-            done = typeof document.execCommand === 'function' && document.execCommand('insertText', false, ch);
-          } catch {
-            done = false;
-          }
-          if (!done) el.append(ch);
-        } else {
-          insertChar(el, ch);
-        }
+        if (kind !== 'rich') insertChar(el, ch);
+        else if (!edit('insertText', ch)) el.append(ch);
         fire(el, 'input', { inputType: 'insertText', data: ch });
       }
       key(el, 'keyup', ch);
