@@ -88,8 +88,9 @@ def sidecar_env(tmp: str) -> Iterator[dict[str, str]]:
 class TimedSession(McpSession):
     """McpSession that also notes the wall-clock time each list_changed arrived."""
 
-    def __init__(self, env: dict[str, str], name: str = "bench") -> None:
-        super().__init__(env, mode="legacy", name=name)
+    def __init__(self, env: dict[str, str], name: str = "bench",
+                 command: list[str] | None = None) -> None:
+        super().__init__(env, mode="legacy", name=name, command=command)
         self.changed_at: list[float] = []
 
     async def _on_message(self, message: Any) -> None:

@@ -1,0 +1,221 @@
+"""The MCP entry alone, A/B: its per-call cost without a browser, against another build of it.
+
+The real host runs with a scripted browser (tests/support/fake_browser.py) that answers every
+`call` of the `add(a, b)` tool at once, so a tools/call crosses client -> entry -> socket -> host
+-> pipe -> fake browser and back, with no Chromium noise. Next to it, MCP `ping` (client <->
+entry only). With `--base DIR` a second entry runs from DIR (a checkout's `host/` dir, e.g.
+`git archive HEAD host | tar -x -C /tmp/base`) on the same host, and the series of both
+entries run interleaved in blocks, so load on this shared machine hits them alike.
+
+    .venv/bin/python -m bench.entry [--calls 2000] [--base /tmp/base/host] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import time
+import warnings
+
+import anyio
+from tests.support.fake_browser import FakeBrowser
+
+from bench._util import Stats, TimedSession, sidecar_env, stats_row, table
+from bench.chain import Series, cpu_seconds, interleave, timed_calls
+
+SITE = "bench.test"
+ADD = {
+    "name": "add",
+    "description": "Adds two numbers",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+        "required": ["a", "b"],
+    },
+}
+
+
+async def answer_calls(browser: FakeBrowser) -> None:
+    """The scripted browser: every `call` of `add` answered at once, as the page would."""
+    while True:
+        msg = await browser.inbox.get()
+        if msg.get("type") == "call":
+            args = msg.get("args") or {}
+            value = json.dumps({"sum": args.get("a", 0) + args.get("b", 0)}, separators=(",", ":"))
+            browser.send({"type": "result", "id": msg["id"], "ok": True, "value": value})
+
+
+def entry_pids() -> dict[str | None, int]:
+    """This process's MCP entries (Linux /proc), by the package dir they run from (None: ours)."""
+    out: dict[str | None, int] = {}
+    if not sys.platform.startswith("linux"):
+        return out
+    for proc in os.scandir("/proc"):
+        try:
+            if not proc.name.isdigit():
+                continue
+            with open(f"{proc.path}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"{proc.path}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+            if ppid != os.getpid() or b"webmcp_sidecar" not in cmd or b"mcp" not in cmd:
+                continue
+            with open(f"{proc.path}/environ", "rb") as f:
+                env = dict(v.split(b"=", 1) for v in f.read().split(b"\0") if b"=" in v)
+        except (OSError, ValueError):
+            continue
+        base = env.get(b"PYTHONPATH")
+        out[base.decode() if base else None] = int(proc.name)
+    return out
+
+
+def entry_command(base: str | None) -> list[str] | None:
+    """How to start the entry: this checkout's, or the one whose package dir is `base`."""
+    if base is None:
+        return None
+    return ["/usr/bin/env", f"PYTHONPATH={base}", sys.executable, "-m", "webmcp_sidecar"]
+
+
+async def series_for(label: str, mcp: TimedSession, calls: int) -> list[Series]:
+    client = mcp.client
+    assert client
+    name = await mcp.tool_name(SITE, "add")
+
+    async def call_one(i: int) -> bool:
+        r = await client.call_tool(name, {"a": i, "b": 1})
+        return not r.is_error and r.structured_content == {"sum": i + 1}
+
+    async def ping_one(i: int) -> bool:
+        with warnings.catch_warnings():  # ping is legacy-only in the SDK; this session is legacy
+            warnings.simplefilter("ignore")
+            await client.send_ping()
+        return True
+
+    return [
+        Series(f"{label}: tools/call add", calls, timed_calls(call_one)),
+        Series(f"{label}: ping", calls, timed_calls(ping_one)),
+    ]
+
+
+async def run(args: argparse.Namespace) -> tuple[list[dict[str, Stats]], list[dict[str, float]]]:
+    rounds: list[dict[str, Stats]] = []
+    cpu: list[dict[str, float]] = []  # per round: entry label -> CPU ms per request
+    with tempfile.TemporaryDirectory(prefix="wmb-") as tmp, sidecar_env(tmp) as env:
+        browser = FakeBrowser(env)
+        await browser.start()
+        responder = asyncio.ensure_future(answer_calls(browser))
+        try:
+            browser.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+            browser.send({"type": "registry", "sites": {SITE: [ADD]}})
+            async with contextlib.AsyncExitStack() as stack:
+                entries: list[tuple[str, str | None]] = [("tree", None)] if args.tree else []
+                entries += [tuple(e.split("=", 1)) for e in args.entry]  # type: ignore[misc]
+                sessions = []
+                for label, base in entries:
+                    mcp = TimedSession(env, name=f"bench-{label}", command=entry_command(base))
+                    sessions.append((label, await stack.enter_async_context(mcp)))
+                pids = entry_pids()
+                by_label = {label: pids.get(base) for label, base in entries}
+                for _ in range(args.rounds):
+                    cpu0 = {label: cpu_seconds(pid) for label, pid in by_label.items() if pid}
+                    series: list[Series] = []
+                    for label, mcp in sessions:
+                        series += await series_for(label, mcp, args.calls)
+                    # By call type, entries alternating within it: A call, B call, A ping, B ping.
+                    series.sort(key=lambda s: s.name.split(": ")[1])
+                    await interleave(series, args.warmup, args.block)
+                    rounds.append({s.name: Stats.of_ms(s.ms) for s in series})
+                    requests = 2 * (args.calls + args.warmup)  # calls and pings of each entry
+                    cpu.append(
+                        {
+                            label: (cpu_seconds(by_label[label] or 0) - t) * 1000 / requests
+                            for label, t in cpu0.items()
+                        }
+                    )
+                    errors = sum(s.errors for s in series)
+                    if errors:
+                        raise SystemExit(f"{errors} wrong answers")
+        finally:
+            responder.cancel()
+            await browser.close()
+    return rounds, cpu
+
+
+def report(rounds: list[dict[str, Stats]], cpu: list[dict[str, float]], args: argparse.Namespace) -> str:
+    out: list[str] = []
+    for k, r in enumerate(rounds, 1):
+        rows = [stats_row(name, s) for name, s in r.items()]
+        rows += [
+            [f"{label}: entry CPU per request", "", f"{ms:.3f}", "", "", ""]
+            for label, ms in cpu[k - 1].items()
+        ]
+        out.append(
+            table(
+                f"Round {k}: ms, {args.calls} calls a series after {args.warmup} warm-up, "
+                f"interleaved in blocks of {args.block}",
+                ["", "n", "median", "p90", "p99", "max"],
+                rows,
+            )
+        )
+    labels = list(dict.fromkeys(name.split(": ")[0] for name in rounds[0])) if rounds else []
+    if len(labels) > 1:
+        ref = labels[0]
+        rows = []
+        for k, r in enumerate(rounds, 1):
+            for kind in ("tools/call add", "ping"):
+                base = r[f"{ref}: {kind}"]
+                for label in labels[1:]:
+                    new = r[f"{label}: {kind}"]
+                    rows.append(
+                        [
+                            f"round {k}: {kind}, {label}",
+                            f"{new.median:.3f}",
+                            f"{base.median:.3f}",
+                            f"{new.median / base.median:.2f}",
+                            f"{new.p99:.2f}",
+                            f"{base.p99:.2f}",
+                            f"{new.p99 / base.p99:.2f}",
+                        ]
+                    )
+        out.append(
+            table(
+                f"Against {ref}", ["", "median", f"{ref} median", "ratio", "p99", f"{ref} p99", "ratio"], rows
+            )
+        )
+    return "\n".join(out)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    ap.add_argument("--calls", type=int, default=2000, help="sequential calls per series")
+    ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--block", type=int, default=50, help="calls per block when interleaving")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument(
+        "--entry",
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="another entry to compare: the package dir it runs from (repeatable)",
+    )
+    ap.add_argument("--no-tree", dest="tree", action="store_false", help="leave out this checkout's entry")
+    args = ap.parse_args()
+    started = time.strftime("%Y-%m-%d %H:%M")
+    load0 = os.getloadavg()[0]
+    rounds, cpu = anyio.run(run, args)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"bench.entry, {started}, {os.cpu_count()} cores, load average {load0:.1f} at the start, "
+        f"{load} at the end"
+    )
+    print(report(rounds, cpu, args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
