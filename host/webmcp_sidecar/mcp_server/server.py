@@ -28,6 +28,7 @@ from webmcp_sidecar.mcp_server import output_schema
 from webmcp_sidecar.mcp_server.browser_tools import BY_MCP_NAME as BROWSER_TOOLS
 from webmcp_sidecar.mcp_server.browser_tools import BrowserSide, client_name
 from webmcp_sidecar.mcp_server.config import EntryConfig
+from webmcp_sidecar.mcp_server.fastlane import FastLane
 from webmcp_sidecar.mcp_server.hosts import HostGone, HostPool, notice_log
 from webmcp_sidecar.mcp_server.results import (
     error_result,
@@ -141,6 +142,12 @@ class Entry:
         if ref is None:
             return error_result(self._unknown_tool(name))
         return await self.call_site(ref, args)
+
+    def site_ref(self, name: str) -> SiteToolRef | None:
+        """The site tool `call_tool` hands a call of `name` to (`call_site`), if any."""
+        if name in BROWSER_TOOLS or name in self._meta_names:
+            return None
+        return self.refs.get(name)
 
     async def call_site(self, ref: SiteToolRef, args: dict[str, Any]) -> types.CallToolResult:
         problem = await check_arguments_async(ref.schema_json, args)
@@ -372,7 +379,7 @@ async def serve_stdio(config: EntryConfig | None = None) -> None:
     _notices_to_stderr()
     entry = Entry(config)
     server = entry.build_server()
-    async with fast_stdio_server() as (read, write):
+    async with fast_stdio_server(FastLane(entry)) as (read, write):
         await server.run(
             read,
             write,

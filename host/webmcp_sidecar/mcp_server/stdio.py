@@ -1,11 +1,21 @@
-"""Stdio for the MCP server over asyncio pipes, instead of the SDK's worker threads.
+"""Stdio for the MCP server over asyncio pipes, instead of the SDK's worker threads and tasks.
 
-The SDK's `stdio_server()` reads and writes through `anyio.wrap_file`, a thread round trip per
-line each way; on a 2-core machine that was the largest single cost of a tool call. We hand it
-streams built on asyncio pipes instead (POSIX only; Windows keeps the SDK's default).
+The SDK's `stdio_server()` reads and writes through `anyio.wrap_file` (a worker-thread round trip
+per line each way) and puts a task and a zero-buffer memory stream on each side (every anyio
+memory-stream hop costs the event loop a few turns: a checkpoint on send, one on receive, a task
+wake-up). On a 2-core machine that was the largest cost of a tool call. So on POSIX we hand
+`Server.run` our own read and write streams (the SDK's public `ReadStream` / `WriteStream`
+protocols, what any transport implements), built on asyncio pipes:
 
-As the SDK does, fd 0 and fd 1 are diverted while we serve (stdin to /dev/null, stdout to
-stderr) so a stray print or a child process can never corrupt the JSON-RPC stream.
+- `PipeReadStream.receive` reads a line and parses it into a `SessionMessage` in the task that
+  asks for it (the SDK's serving loop), exactly as the SDK's reader parses it (a line that is not
+  a JSON-RPC message is handed on as the exception, which the dispatcher logs and drops);
+- `PipeWriteStream.send` writes the message's line in the task that sends it (one `write` of the
+  whole line, so concurrent answers never interleave), waiting only while the pipe is full.
+
+Windows keeps the SDK's default. As the SDK does, fd 0 and fd 1 are diverted while we serve
+(stdin to /dev/null, stdout to stderr) so a stray print or a child process can never corrupt the
+JSON-RPC stream.
 """
 
 from __future__ import annotations
@@ -15,44 +25,117 @@ import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator
+from types import TracebackType
 from typing import Any
 
+import anyio
+from mcp import types
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+
+from webmcp_sidecar.mcp_server.fastlane import FastLane
 
 MAX_LINE = 256 * 1024 * 1024
 
 
-class _Lines:
-    """The async line iterator `stdio_server` reads from."""
+class PipeReadStream:
+    """The server's read stream: JSON-RPC messages (or the parse error) line by line."""
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
+    def __init__(self, reader: asyncio.StreamReader, lane: FastLane | None = None) -> None:
         self._reader = reader
+        self._lane = lane
+        self._closed = False
 
-    def __aiter__(self) -> _Lines:
+    async def receive(self) -> SessionMessage | Exception:
+        while True:
+            if self._closed:
+                raise anyio.ClosedResourceError
+            line = await self._reader.readline()
+            if not line:
+                if self._lane is not None:
+                    self._lane.close()
+                raise anyio.EndOfStream
+            # As the SDK's reader: the text decoded with errors="replace", then pydantic's parse.
+            try:
+                message = types.jsonrpc_message_adapter.validate_json(
+                    line.decode("utf-8", errors="replace"), by_name=False
+                )
+            except Exception as exc:
+                return exc
+            if self._lane is None or not self._lane.inbound(message):
+                return SessionMessage(message)
+
+    def __aiter__(self) -> PipeReadStream:
         return self
 
-    async def __anext__(self) -> str:
-        line = await self._reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> PipeReadStream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
 
-class _Out:
-    """The async writer `stdio_server` writes to; `flush` applies back-pressure."""
+class PipeWriteStream:
+    """The server's write stream: each message as one JSON line, written by the sending task."""
 
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, writer: asyncio.StreamWriter, lane: FastLane | None = None) -> None:
         self._writer = writer
+        self._lane = lane
+        self._closed = False
 
-    async def write(self, text: str) -> None:
-        self._writer.write(text.encode("utf-8"))
+    async def send(self, item: SessionMessage, /) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        if self._lane is not None:
+            self._lane.outbound(item.message)
+        # The same bytes as the SDK's writer.
+        await self.write_line(
+            (item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode()
+        )
 
-    async def flush(self) -> None:
-        await self._writer.drain()
+    async def write_line(self, line: bytes) -> None:
+        """One whole line in one write (concurrent senders never interleave), then wait while
+        the client is not reading."""
+        if self._writer.transport.is_closing():
+            raise anyio.BrokenResourceError
+        self._writer.write(line)
+        try:
+            await self._writer.drain()  # returns at once unless the client stopped reading
+        except ConnectionError as e:
+            raise anyio.BrokenResourceError from e
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> PipeWriteStream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
 
 @contextlib.asynccontextmanager
-async def fast_stdio_server() -> AsyncIterator[tuple[Any, Any]]:
+async def fast_stdio_server(lane: FastLane | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """The server's streams over stdio; with `lane`, its requests go past the SDK (POSIX)."""
     if sys.platform == "win32":
         async with stdio_server() as streams:
             yield streams
@@ -68,12 +151,14 @@ async def fast_stdio_server() -> AsyncIterator[tuple[Any, Any]]:
     try:
         reader = asyncio.StreamReader(limit=MAX_LINE)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), rfile)
-        transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, wfile
-        )
+        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, wfile)
         writer = asyncio.StreamWriter(transport, protocol, None, loop)
-        async with stdio_server(_Lines(reader), _Out(writer)) as streams:  # type: ignore[arg-type]
-            yield streams
+        out = PipeWriteStream(writer, lane)
+        if lane is None:
+            yield PipeReadStream(reader), out
+        else:
+            async with lane.running(out.write_line):
+                yield PipeReadStream(reader, lane), out
         with contextlib.suppress(ConnectionError):
             await writer.drain()
     finally:
