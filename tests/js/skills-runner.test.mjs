@@ -51,6 +51,18 @@ test('steps run in order with their templates resolved; return builds the result
   assert.deepEqual(io.log.filter((x) => x[0] === 'waitUrl'), [['waitUrl', { loads: 0 }]]);
 });
 
+test('an argument left out stands for its schema default', async () => {
+  const io = fakeIo();
+  const tool = {
+    inputSchema: { type: 'object', properties: { lang: { type: 'string', default: 'any' }, q: { type: 'string' } } },
+    steps: [{ action: 'select', selector: '#lang', value: '{{lang}}' }, { action: 'fill', selector: '#q', value: '[{{q}}]' }],
+  };
+  await runSkillTool(tool, { q: 'x' }, io, ctx);
+  assert.equal(io.log[0][2].value, 'any');
+  await runSkillTool(tool, { lang: 'fr' }, io, ctx);
+  assert.deepEqual(io.log.filter((x) => x[0] === 'step').map((x) => x[2].value), ['any', '[x]', 'fr', '[]']);
+});
+
 test('without return, the result is every extracted value', async () => {
   const io = fakeIo({ answers: { extract: { ok: true, value: '3' } } });
   const value = await runSkillTool({ steps: [{ action: 'extract', as: 'count', selector: '#n' }] }, {}, io, ctx);

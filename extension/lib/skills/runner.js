@@ -69,9 +69,25 @@ export function onSite(url, site) {
 }
 
 /**
+ * The `default`s of the tool's top-level inputSchema properties: what an argument the caller
+ * left out stands for (a select keeps no stale choice from the page's last search).
+ * @param {{inputSchema?: any}} tool @returns {Record<string, unknown>}
+ */
+function defaultsOf(tool) {
+  const props = tool.inputSchema?.properties;
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  if (!props || typeof props !== 'object') return out;
+  for (const [k, v] of Object.entries(props)) {
+    if (v && typeof v === 'object' && 'default' in v) Object.defineProperty(out, k, { value: v.default, enumerable: true, writable: true });
+  }
+  return out;
+}
+
+/**
  * Runs `tool`'s steps; resolves to the tool's result value (what `return` gives, else every
  * extracted value by name), or rejects with a StepError.
- * @param {{steps: any[]}} tool
+ * @param {{steps: any[], inputSchema?: any}} tool
  * @param {Record<string, unknown>} args
  * @param {SkillIo} io
  * @param {{site: string, pageUrl: string, signal?: AbortSignal}} ctx pageUrl: the tab's URL
@@ -79,7 +95,7 @@ export function onSite(url, site) {
  */
 export async function runSkillTool(tool, args, io, { site, pageUrl, signal }) {
   /** @type {Record<string, unknown>} */
-  const vars = { ...args };
+  const vars = { ...defaultsOf(tool), ...args };
   /** @type {Record<string, unknown>} */
   const extracted = {};
   let base = pageUrl;

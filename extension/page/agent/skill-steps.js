@@ -362,6 +362,27 @@
     return null; // a single element: found (waiting) by the caller
   }
 
+  /**
+   * Runs an action and notes whether it began a navigation to another document (the Navigation
+   * API's `navigate` event, seen from this world too: a link, a form submission, a location
+   * change). A form's navigation is queued, so two tasks later are waited for. The worker then
+   * waits for the new page before the next step (`navigating: true`).
+   * @param {() => any} act
+   */
+  async function watchingNavigation(act) {
+    const nav = /** @type {any} */ (globalThis).navigation;
+    let leaving = false;
+    const on = (e) => { if (!e?.destination?.sameDocument) leaving = true; };
+    nav?.addEventListener?.('navigate', on);
+    try {
+      const answer = await act();
+      if (answer?.ok) for (let i = 0; i < 2 && !leaving; i++) await new Promise((r) => setTimeout(r, 0));
+      return leaving && answer?.ok ? { ...answer, navigating: true } : answer;
+    } finally {
+      nav?.removeEventListener?.('navigate', on);
+    }
+  }
+
   /** Op `skill_step` {step, index}: one resolved step; `{ok}`, `{ok, value}` or `{trusted, ...}`. */
   async function skillStep(params) {
     const step = params?.step;
@@ -370,12 +391,12 @@
     const timeoutMs = Math.min(MAX_TIMEOUT_MS, Math.max(1, Math.floor(Number(step.timeout_ms)) || DEFAULT_TIMEOUT_MS));
     try {
       switch (step.action) {
-        case 'fill': return fill(await find(step, timeoutMs), step);
-        case 'type': return type(await find(step, timeoutMs), step);
-        case 'click': return click(await find(step, timeoutMs), step);
-        case 'press': return await press(step, timeoutMs);
-        case 'select': return select(await find(step, timeoutMs), step);
-        case 'check': return await check(await find(step, timeoutMs), step, timeoutMs);
+        case 'fill': { const el = await find(step, timeoutMs); return await watchingNavigation(() => fill(el, step)); }
+        case 'type': { const el = await find(step, timeoutMs); return await watchingNavigation(() => type(el, step)); }
+        case 'click': { const el = await find(step, timeoutMs); return await watchingNavigation(() => click(el, step)); }
+        case 'press': return await watchingNavigation(() => press(step, timeoutMs));
+        case 'select': { const el = await find(step, timeoutMs); return await watchingNavigation(() => select(el, step)); }
+        case 'check': { const el = await find(step, timeoutMs); return await watchingNavigation(() => check(el, step, timeoutMs)); }
         case 'scroll':
           if (step.selector !== undefined) (await find(step, timeoutMs)).scrollIntoView?.({ block: 'center', behavior: 'instant' });
           else if (step.to === 'top' || step.to === 'bottom') scrollTo?.({ top: step.to === 'top' ? 0 : document.documentElement.scrollHeight, behavior: 'instant' });
