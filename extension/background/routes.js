@@ -40,6 +40,7 @@ const table = (routes) => new Map(Object.entries(routes));
  *   },
  *   openUrl: (id: string, url: string) => Promise<void>,
  *   skills: import('./skills.js').Skills,
+ *   skillsPanel: ReturnType<typeof import('./skills-panel.js').createSkillsPanel>,
  *   status: () => any,
  *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
  * }} w the worker's parts (worker.js)
@@ -133,6 +134,9 @@ export function createRoutes(w) {
     sessions: ['browser-tools.js', panelRequest],
     session_focus: ['browser-tools.js', panelRequest],
     session_close_tabs: ['browser-tools.js', panelRequest],
+    // The side panel's Skills view (skills-panel.js checks the sender itself).
+    skills_status: ['skills-panel.js', (msg, sender, respond) => w.skillsPanel.status(msg, sender, respond)],
+    skills_try: ['skills-panel.js', (msg, sender, respond) => w.skillsPanel.try(msg, sender, respond)],
   });
 
   function routeHost(raw, fromChunks) {

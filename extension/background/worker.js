@@ -16,6 +16,7 @@ import { createRoutes } from './routes.js';
 import { SiteCalls } from './site-calls.js';
 import { SiteUpdates } from './site-updates.js';
 import { Skills } from './skills.js';
+import { createSkillsPanel } from './skills-panel.js';
 import { TabFocus } from './tab-focus.js';
 
 const RECONNECT_ALARM = 'webmcp-reconnect';
@@ -107,6 +108,7 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   // --- messages: routes.js ---------------------------------------------------------------------
   const routes = createRoutes({
     chrome, link, siteCalls, frames, panel, browserTools, log, status, skills,
+    skillsPanel: createSkillsPanel({ chrome, skills, registry }),
     openUrl: (id, url) => openUrl(chrome, send, id, url),
   });
   chrome.runtime.onConnect.addListener(routes.onConnect);
