@@ -18,8 +18,12 @@ const TRY_TIMEOUT_MS = 60_000;
  * }} w
  */
 export function createSkillsPanel({ chrome, skills, registry }) {
-  /** @param {chrome.runtime.MessageSender} sender */
-  const fromExtension = (sender) => !sender.tab && sender.id === chrome.runtime.id;
+  /**
+   * The extension's own pages (the side panel, in its pane or in a tab), never a content script:
+   * a content script's sender has the page's URL.
+   * @param {chrome.runtime.MessageSender} sender
+   */
+  const fromExtension = (sender) => sender.id === chrome.runtime.id && !!sender.url?.startsWith(chrome.runtime.getURL(''));
   /** @param {any} v */
   const tabIdOf = (v) => (Number.isSafeInteger(v) && v >= 0 ? v : null);
 

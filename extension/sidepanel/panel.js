@@ -1,4 +1,4 @@
-// The side panel: one port to the service worker (`webmcp-panel`), four views. The worker
+// The side panel: one port to the service worker (`webmcp-panel`), six views. The worker
 // relays `panel_*` messages to the host and hands back its `agent_*` messages; the Inspector
 // and the operation log live in the worker itself, so they work without the host.
 
@@ -10,6 +10,7 @@ import { InspectorView } from './inspector-view.js';
 import { LogView } from './log-view.js';
 import { SessionsView } from './sessions-view.js';
 import { SettingsView } from './settings-view.js';
+import { SkillsView } from './skills-view.js';
 
 const PORT_NAME = 'webmcp-panel';
 const STATUS_EVERY_MS = 2000;
@@ -45,6 +46,7 @@ const views = {
   inspector: new InspectorView(one('#view-inspector'), app),
   log: new LogView(one('#view-log'), app, one('#log-count')),
   sessions: new SessionsView(one('#view-sessions')),
+  skills: new SkillsView(one('#view-skills'), app),
   settings: new SettingsView(one('#view-settings'), app),
 };
 
@@ -75,6 +77,7 @@ function onMessage(msg) {
       views.inspector.update();
       views.settings.showConnection();
       views.chat.showTarget();
+      views.skills.statusChanged();
       // The host just came (back): ask it for the agent's state.
       if (msg.connected && !wasConnected && !views.settings.state) app.send({ type: 'panel_hello' });
       if (!msg.connected && msg.state === 'disconnected') views.chat.hostLost();
@@ -90,6 +93,7 @@ function onMessage(msg) {
       views.chat.setState(msg);
       return;
     case 'agent_keys': return views.settings.onKeys(msg);
+    case 'agent_skills': return views.skills.onAnswer(msg);
     case 'agent_conversation':
       views.settings.onConversations(msg.conversations);
       return views.chat.setConversation(msg.conversation, msg.conversations);
@@ -126,6 +130,7 @@ async function refreshTarget() {
   showTarget();
   views.chat.showTarget();
   views.inspector.update();
+  views.skills.targetChanged();
 }
 
 function showTarget() {
@@ -151,7 +156,7 @@ chrome.tabs.onRemoved.addListener(scheduleTarget);
 chrome.tabs.onUpdated.addListener((_id, info) => { if (info.url || info.title || info.status) scheduleTarget(); });
 chrome.windows?.onFocusChanged?.addListener(scheduleTarget);
 
-// --- tabs (keyboard: arrows within the tab list, Alt+1..5 anywhere) --------------------------
+// --- tabs (keyboard: arrows within the tab list, Alt+1..6 anywhere) --------------------------
 
 const tabButtons = [.../** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('[role="tab"]'))];
 

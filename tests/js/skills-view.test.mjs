@@ -99,7 +99,7 @@ test('export file names and a new skill for the tab', () => {
 function fakes() {
   const calls = [];
   const chrome = /** @type {any} */ ({
-    runtime: { id: 'ext' },
+    runtime: { id: 'ext', getURL: (p) => `chrome-extension://ext/${p}` },
     tabs: { get: async (id) => (id === 5 ? { id, url: 'http://127.0.0.1:8080/skills/shop.html' } : Promise.reject(new Error('no tab'))) },
   });
   const skills = /** @type {any} */ ({
@@ -115,7 +115,7 @@ function fakes() {
 }
 
 /** @returns {Promise<any>} what the handler answered (sync or async) */
-function ask(handler, msg, sender = { id: 'ext' }) {
+function ask(handler, msg, sender = { id: 'ext', url: 'chrome-extension://ext/sidepanel/index.html', tab: { id: 2 } }) {
   return new Promise((resolve) => {
     const async = handler(msg, sender, resolve);
     if (!async) setTimeout(() => resolve('(no answer)'), 0);
@@ -150,10 +150,12 @@ test('skills_try: parses the draft and runs it with the tool and arguments; bad 
 
 test('pages (and other extensions) get no answer at all', async () => {
   const { calls, panel } = fakes();
-  const page = { id: 'ext', tab: /** @type {any} */ ({ id: 5 }) };
+  // A content script: our extension's id, but the page's URL.
+  const page = { id: 'ext', url: 'http://127.0.0.1/skills/shop.html', tab: /** @type {any} */ ({ id: 5 }) };
   assert.equal(await ask(panel.status, { tabId: 5, fresh: true }, page), '(no answer)');
   assert.equal(await ask(panel.try, { tabId: 5, text: '{}' }, page), '(no answer)');
-  assert.equal(await ask(panel.status, { tabId: 5 }, { id: 'other' }), '(no answer)');
+  assert.equal(await ask(panel.status, { tabId: 5 }, { id: 'other', url: 'chrome-extension://other/x.html' }), '(no answer)');
+  assert.equal(await ask(panel.status, { tabId: 5 }, { id: 'ext' }), '(no answer)', 'no URL: not known to be ours');
   assert.deepEqual(calls, []);
 });
 
