@@ -14,6 +14,8 @@ import { inPage } from './page-calls.js';
 const HEALTH_RETRIES_MS = [700, 2_500];
 /** Skills the host may send at most (its store caps what it keeps; this caps what we hold). */
 const MAX_SKILLS = 1_000;
+/** Steps that only look at the page: run again in the new document if one came mid-step. */
+const LOOKS = new Set(['wait_for', 'extract', 'scroll']);
 /** How long a navigation a step started may take to load. */
 const NAV_TIMEOUT_MS = 30_000;
 
@@ -260,7 +262,26 @@ export class Skills {
             // step that only looks runs again in the new document; an action is done.
             const navigated = loads.get(tabId).starts > mark.starts || loads.get(tabId).loading;
             if (!navigated || e?.code === 'tab_closed') throw e;
-            if (step.action !== 'wait_for' && step.action !== 'extract' && step.action !== 'scroll') return { ok: true, navigated: true };
+            if (!LOOKS.has(step.action)) return { ok: true, navigated: true };
+            const left = timeoutMs - (Date.now() - t0);
+            if (left <= 0) throw e;
+            await loads.waitIdle(tabId, Math.min(left, NAV_TIMEOUT_MS));
+          }
+        }
+      },
+      async steps(steps, start, timeoutMs) {
+        const t0 = Date.now();
+        for (;;) {
+          gone();
+          const mark = loads.mark(tabId);
+          try {
+            const r = await inPage(tabId, 'skill_steps', { steps, start });
+            return Array.isArray(r?.answers) ? r.answers : [];
+          } catch (e) {
+            // As for one step: the first step ran if it acts; if it only looks, run again there.
+            const navigated = loads.get(tabId).starts > mark.starts || loads.get(tabId).loading;
+            if (!navigated || e?.code === 'tab_closed') throw e;
+            if (!LOOKS.has(steps[0]?.action)) return [{ ok: true, navigated: true }];
             const left = timeoutMs - (Date.now() - t0);
             if (left <= 0) throw e;
             await loads.waitIdle(tabId, Math.min(left, NAV_TIMEOUT_MS));

@@ -112,3 +112,44 @@ test('helpers: onSite, urlGlob, stepLabel', () => {
   assert.equal(urlGlob('http://a.test/(x)')('http://a.test/(x)'), true);
   assert.equal(stepLabel({ action: 'press', key: 'Enter' }, 2), 'step 3 (press "Enter")');
 });
+
+test('runs of page steps go to the page together, split where a step needs a value extracted in the run', async () => {
+  const io = fakeIo();
+  const batches = [];
+  io.steps = async (steps, start) => {
+    batches.push([start, steps.map((s) => s.action)]);
+    return steps.map((s) => (s.action === 'extract' ? { ok: true, value: `v${start}` } : { ok: true }));
+  };
+  const tool = {
+    steps: [
+      { action: 'fill', selector: '#a', value: '{{x}}' },
+      { action: 'click', selector: '#go' },
+      { action: 'extract', as: 'sum', selector: '#sum' },
+      { action: 'fill', selector: '#b', value: '{{sum}}' }, // needs `sum`: a new run
+      { action: 'extract', as: 'again', selector: '#b' },
+      { action: 'navigate', url: '/next' }, // the worker's
+      { action: 'extract', as: 'last', selector: 'h1' }, // alone: a single step
+      { action: 'return', value: { sum: '{{sum}}', again: '{{again}}', last: '{{last}}' } },
+    ],
+  };
+  const value = await runSkillTool(tool, { x: 1 }, io, ctx);
+  assert.deepEqual(batches, [[0, ['fill', 'click', 'extract']], [3, ['fill', 'extract']]]);
+  assert.deepEqual(value, { sum: 'v0', again: 'v3', last: '' }); // io.step answered no value
+});
+
+test('a run that began a navigation ends early; the rest goes on after the new page loads', async () => {
+  const io = fakeIo();
+  const batches = [];
+  io.steps = async (steps, start) => {
+    batches.push(start);
+    return start === 0 ? [{ ok: true }, { ok: true, navigating: true }] : steps.map(() => ({ ok: true, value: 'r' }));
+  };
+  const tool = { steps: [
+    { action: 'fill', selector: '#q', value: 'x' }, { action: 'click', selector: '#go' },
+    { action: 'wait_for', selector: '.r' }, { action: 'extract', as: 'r', selector: '.r' },
+  ] };
+  const value = await runSkillTool(tool, {}, io, ctx);
+  assert.deepEqual(batches, [0, 2]);
+  assert.ok(io.log.some((x) => x[0] === 'settle'));
+  assert.deepEqual(value, { r: 'r' });
+});

@@ -23,13 +23,15 @@ const MAX_STEP_TIMEOUT_MS = 60_000;
 /**
  * @typedef {{
  *   step: (step: any, index: number, timeoutMs: number) => Promise<any>,
+ *   steps?: (steps: any[], start: number, timeoutMs: number) => Promise<any[]>,
  *   trusted: (step: any, answer: any) => Promise<void>,
  *   navigate: (url: string, timeoutMs: number) => Promise<void>,
  *   waitUrl: (test: (url: string) => boolean, since: any, timeoutMs: number) => Promise<boolean>,
  *   mark: () => any,
  *   settle: (answer: any, mark: any) => Promise<void>,
  * }} SkillIo
- *   step: one page op in the tab's current document, its `{error}` thrown; trusted: real input
+ *   step: one page op in the tab's current document, its `{error}` thrown; steps: a run of
+ *   page steps in one op, their answers (fewer when one began a navigation); trusted: real input
  *   for a `trusted` step the page prepared; navigate: loads a URL (already checked to be on
  *   the site) and waits for it; waitUrl: until the tab's URL passes `test` or, with `since`
  *   (a mark), a navigation begun after it has loaded; mark: where the tab's loads stand now;
@@ -106,6 +108,33 @@ export async function runSkillTool(tool, args, io, { site, pageUrl, signal }) {
     if (signal?.aborted) throw new StepError('cancelled', `The call was cancelled before ${stepLabel(tool.steps[i], i)}.`);
     const raw = tool.steps[i];
     if (raw.action === 'return') return resolveValue(raw.value, vars);
+    const end = io.steps ? batchEnd(tool.steps, i) : i + 1;
+    if (end - i > 1 && io.steps) {
+      // A run of page steps in one call to the page (one executeScript, not one a step).
+      const batch = tool.steps.slice(i, end).map((r) => resolveStep(r, vars));
+      const budget = batch.reduce((ms, st) => ms + Math.min(MAX_STEP_TIMEOUT_MS, Math.max(1, Number(st.timeout_ms) || DEFAULT_STEP_TIMEOUT_MS)), 0);
+      const mark = io.mark();
+      let answers;
+      try {
+        answers = await io.steps(batch, i, budget);
+      } catch (e) {
+        throw asStepError(e, batch[0], i);
+      }
+      if (!Array.isArray(answers) || !answers.length) throw new StepError('page_error', `${stepLabel(batch[0], i)}: the page gave no answer.`);
+      answers.forEach((answer, k) => {
+        const st = batch[k];
+        if (st.action === 'extract' && !answer?.skipped) {
+          vars[st.as] = answer?.value;
+          extracted[st.as] = answer?.value;
+        }
+      });
+      const lastStep = batch[answers.length - 1];
+      const last = answers[answers.length - 1];
+      if (batch.slice(0, answers.length).some((st) => MAY_NAVIGATE.has(st.action))) startMark = mark;
+      if (last?.navigating || last?.navigated || MAY_NAVIGATE.has(lastStep.action)) await io.settle(last, mark);
+      i += answers.length - 1;
+      continue;
+    }
     const step = resolveStep(raw, vars);
     const timeoutMs = Math.min(MAX_STEP_TIMEOUT_MS, Math.max(1, Number(step.timeout_ms) || DEFAULT_STEP_TIMEOUT_MS));
     try {
@@ -142,11 +171,42 @@ export async function runSkillTool(tool, args, io, { site, pageUrl, signal }) {
       }
     } catch (e) {
       if (step.optional) continue;
-      if (e instanceof StepError) throw e;
-      const code = typeof e?.code === 'string' ? e.code : 'page_error';
-      const message = String(e?.message ?? e);
-      throw new StepError(code, /^step \d+ /.test(message) ? message : `${stepLabel(step, i)}: ${message}`);
+      throw asStepError(e, step, i);
     }
   }
   return extracted;
+}
+
+/** An error as a StepError that names its step (the page's messages name it already). */
+function asStepError(e, step, index) {
+  if (e instanceof StepError) return e;
+  const code = typeof e?.code === 'string' ? e.code : 'page_error';
+  const message = String(e?.message ?? e);
+  return new StepError(code, /^step \d+ /.test(message) ? message : `${stepLabel(step, index)}: ${message}`);
+}
+
+/** Steps the page runs by itself: not the worker's (navigate, URL waits, return), not trusted. */
+const PAGE_STEPS = new Set(['fill', 'type', 'click', 'press', 'select', 'check', 'scroll', 'extract', 'wait_for']);
+const MAX_BATCH = 16;
+const TEMPLATE_NAMES = /\{\{([A-Za-z_][A-Za-z0-9_-]{0,63})\}\}/g;
+
+/** @param {any} raw */
+const pageStep = (raw) => PAGE_STEPS.has(raw?.action) && !raw.trusted && !(raw.action === 'wait_for' && (raw.url !== undefined || raw.navigation));
+
+/**
+ * Where a run of page steps that can go to the page together, starting at `i`, ends: a step
+ * that uses a value extracted earlier in the same run must wait for it (templates are resolved
+ * here, before the run is sent).
+ * @param {any[]} steps @param {number} i
+ */
+export function batchEnd(steps, i) {
+  const fresh = new Set();
+  let j = i;
+  while (j < steps.length && j - i < MAX_BATCH && pageStep(steps[j])) {
+    const uses = [...JSON.stringify(steps[j]).matchAll(TEMPLATE_NAMES)].map((m) => m[1]);
+    if (uses.some((n) => fresh.has(n))) break;
+    if (steps[j].action === 'extract' && typeof steps[j].as === 'string') fresh.add(steps[j].as);
+    j++;
+  }
+  return Math.max(j, i + 1);
 }

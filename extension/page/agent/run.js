@@ -6,11 +6,11 @@
   const P = /** @type {any} */ (globalThis).webmcpSidecar?.agentParts;
   if (!P) return; // this document has the agent already (see roles.js)
   const { version, fail, snapshot, point, focus, value, select, scroll, rect, text, waitFor, mark, unmark, skillStep,
-    skillHealth, selectorFor } = P;
+    skillSteps, skillHealth, selectorFor } = P;
 
   /**
    * @param {string} op snapshot | point | focus | value | select | scroll | rect | text | wait | mark | unmark | info |
-   *   skill_step | skill_health | selector_for (skills: selectors.js, skill-steps.js)
+   *   skill_step | skill_steps | skill_health | selector_for (skills: selectors.js, skill-steps.js)
    * @param {any} params
    */
   function run(op, params = {}) {
@@ -28,6 +28,7 @@
         case 'mark': return mark(params);
         case 'unmark': return unmark(params);
         case 'skill_step': return skillStep(params);
+        case 'skill_steps': return skillSteps(params);
         case 'skill_health': return skillHealth(params);
         case 'selector_for': return selectorFor(params);
         case 'info': return { url: location.href, title: document.title, readyState: document.readyState };
