@@ -13,7 +13,6 @@ import jsonschema
 import pytest
 
 from webmcp_sidecar.cli import main
-from webmcp_sidecar.skills import cli as skills_cli
 
 from .test_skills_model import EXAMPLES, base
 
@@ -44,25 +43,17 @@ def skill(name: str, tools: list[str]) -> dict:
     return doc
 
 
-@pytest.fixture
-def notified(monkeypatch) -> list[int]:
-    calls: list[int] = []
-    monkeypatch.setattr(skills_cli, "notify_hosts", lambda: calls.append(1))
-    return calls
-
-
 def run(capsys, *argv: str) -> tuple[int, str, str]:
     code = main(["skills", *argv])
     out = capsys.readouterr()
     return code, out.out, out.err
 
 
-def test_add_list_show_export_remove(data, capsys, notified, tmp_path):
+def test_add_list_show_export_remove(data, capsys, tmp_path):
     folder = two_skills(tmp_path / "mine")
     code, out, _ = run(capsys, "add", str(folder))
     assert (code, out) == (0, "Installed books 1.0.0 (find).\nInstalled cart 1.0.0 (add, view).\n")
     assert (data / "skills" / "cart.skill.json").is_file()
-    assert notified == [1]
     code, out, _ = run(capsys, "list")
     assert out.splitlines() == [
         "books  1.0.0  http://127.0.0.1:*/books/*  enabled",
@@ -85,12 +76,11 @@ def test_add_list_show_export_remove(data, capsys, notified, tmp_path):
     assert f"Wrote {target}." in err
     code, out, _ = run(capsys, "remove", "cart")
     assert (code, out) == (0, "Removed cart.\n")
-    assert notified == [1, 1]
     code, out, _ = run(capsys, "list")
     assert "cart" not in out
 
 
-def test_enable_disable(data, capsys, notified, tmp_path):
+def test_enable_disable(data, capsys, tmp_path):
     run(capsys, "add", str(two_skills(tmp_path / "mine") / "cart.skill.json"))
     assert run(capsys, "disable", "cart", "--tool", "view")[:2] == (0, "Disabled cart's tool view.\n")
     assert run(capsys, "list")[1].endswith("enabled (off: view)\n")
@@ -100,12 +90,11 @@ def test_enable_disable(data, capsys, notified, tmp_path):
     assert run(capsys, "enable", "cart")[1] == "Enabled cart.\n"
     assert run(capsys, "enable", "cart", "--tool", "view")[0] == 0
     assert run(capsys, "list")[1].endswith("  enabled\n")
-    assert len(notified) == 5
     code, _, err = run(capsys, "disable", "cart", "--tool", "nope")
-    assert code == 2 and "has no tool 'nope'" in err and len(notified) == 5
+    assert code == 2 and "has no tool 'nope'" in err
 
 
-def test_bad_input_exits_2_with_a_plain_message(data, capsys, notified, tmp_path):
+def test_bad_input_exits_2_with_a_plain_message(data, capsys, tmp_path):
     code, out, err = run(capsys, "show", "nope")
     assert (code, out) == (2, "")
     assert err == (
@@ -115,12 +104,11 @@ def test_bad_input_exits_2_with_a_plain_message(data, capsys, notified, tmp_path
     bad.write_text(json.dumps(base() | {"version": 1}, indent=2))
     code, _, err = run(capsys, "add", str(bad))
     assert code == 2 and f"{bad}:3:3: version: Input should be a valid string" in err
-    assert notified == []  # nothing changed
     assert run(capsys, "remove", "nope")[0] == 2
     assert run(capsys, "add", str(tmp_path / "missing"))[0] == 2
 
 
-def test_add_no_replace(data, capsys, notified, tmp_path):
+def test_add_no_replace(data, capsys, tmp_path):
     f = tmp_path / "s.skill.json"
     f.write_text(json.dumps(base()))
     assert run(capsys, "add", str(f))[0] == 0
@@ -158,15 +146,6 @@ def test_schema_is_the_editor_schema(capsys):
     schema = json.loads(out)
     jsonschema.Draft202012Validator.check_schema(schema)
     assert code == 0 and schema["title"] == "WebMCP Sidecar skill"
-
-
-def test_a_failing_notify_does_not_fail_the_change(data, capsys, monkeypatch, tmp_path):
-    def boom() -> None:
-        raise OSError("no host")
-
-    monkeypatch.setattr(skills_cli, "notify_hosts", boom)
-    code, _, err = run(capsys, "add", str(two_skills(tmp_path / "mine")))
-    assert code == 0 and "(running hosts were not told: no host)" in err
 
 
 def test_the_installed_command(tmp_path):

@@ -13,8 +13,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from webmcp_sidecar.skills.notify import notify_hosts
-
 if TYPE_CHECKING:
     from webmcp_sidecar.skills.store import SkillStore
 
@@ -62,7 +60,6 @@ def _add(store: SkillStore, args: argparse.Namespace) -> int:
     for skill in added:
         tools = ", ".join(t.name for t in skill.tools)
         print(f"Installed {skill.name} {skill.version} ({tools}).")
-    _notify()
     return 0
 
 
@@ -124,7 +121,6 @@ def _validate(store: SkillStore, args: argparse.Namespace) -> int:
 def _remove(store: SkillStore, args: argparse.Namespace) -> int:
     store.remove(args.name)
     print(f"Removed {args.name}.")
-    _notify()
     return 0
 
 
@@ -133,7 +129,6 @@ def _enable(store: SkillStore, args: argparse.Namespace) -> int:
     store.set_enabled(args.name, on, args.tool)
     what = f"{args.name}'s tool {args.tool}" if args.tool else args.name
     print(f"{'Enabled' if on else 'Disabled'} {what}.")
-    _notify()
     return 0
 
 
@@ -152,13 +147,6 @@ def _schema(store: SkillStore, args: argparse.Namespace) -> int:
 
     sys.stdout.write(schema_text())
     return 0
-
-
-def _notify() -> None:
-    try:
-        notify_hosts()
-    except Exception as e:  # best-effort: the change is made; hosts also poll the dir
-        print(f"(running hosts were not told: {e})", file=sys.stderr)
 
 
 _COMMANDS = {
