@@ -11,8 +11,8 @@ const MAX_DEPTH = 32;
 /** Fields of a step that are names, never templates. */
 const NOT_TEMPLATES = new Set(['action', 'as']);
 
-const TEMPLATE = /\{\{\s*([^{}\s]+)\s*\}\}/g;
-const WHOLE = /^\{\{\s*([^{}\s]+)\s*\}\}$/;
+const TEMPLATE = /\{\{([A-Za-z_][A-Za-z0-9_-]{0,63})\}\}/g; // the host's rule (skills/templates.py)
+const WHOLE = /^\{\{([A-Za-z_][A-Za-z0-9_-]{0,63})\}\}$/;
 
 export class TemplateError extends RangeError {}
 
