@@ -91,6 +91,7 @@ class TimedSession(McpSession):
     def __init__(self, env: dict[str, str], name: str = "bench",
                  command: list[str] | None = None) -> None:
         super().__init__(env, mode="legacy", name=name, command=command)
+        self.env = env
         self.changed_at: list[float] = []
 
     async def _on_message(self, message: Any) -> None:

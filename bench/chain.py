@@ -12,6 +12,7 @@ service worker -> tab -> page, on a trivial page tool `add(a, b)` (bench/site/be
 With --hops, also each sub-path of the chain on its own (where the time goes).
 
     .venv/bin/python -m bench.chain [--calls 500] [--mode native|polyfill] [--no-peer] [--hops]
+                                    [--entry LABEL=DIR]   # the chain also through another entry
 """
 
 from __future__ import annotations
@@ -131,6 +132,20 @@ async def interleave(series: list[Series], warmup: int, block: int) -> None:
                 s.errors += wrong
 
 
+def chain_via(session: TimedSession, add: str) -> Callable[[int], Awaitable[bool]]:
+    async def one(i: int) -> bool:
+        assert session.client
+        r = await session.client.call_tool(add, {"a": i, "b": 1})
+        return not r.is_error and r.structured_content == {"sum": i + 1}
+
+    return one
+
+
+def entry_command(base: str) -> list[str]:
+    """The entry whose package dir is `base` (e.g. an old checkout's `host/`)."""
+    return ["/usr/bin/env", f"PYTHONPATH={base}", sys.executable, "-m", "webmcp_sidecar"]
+
+
 async def round_trip(res: ModeResult, page: Page, mcp: TimedSession, add: str, url: str,
                      args: argparse.Namespace) -> None:
     async def chain_one(i: int) -> bool:
@@ -147,6 +162,13 @@ async def round_trip(res: ModeResult, page: Page, mcp: TimedSession, add: str, u
         Series("page.evaluate(executeTool)", args.calls, timed_calls(evaluate_one)),
     ]
     async with contextlib.AsyncExitStack() as stack:
+        # Other builds of the entry (--entry LABEL=DIR), on the same host and page: an A/B.
+        for label, base in (e.split("=", 1) for e in args.entry):
+            other = await stack.enter_async_context(
+                TimedSession(mcp.env, name=f"bench-{label}", command=entry_command(base))
+            )
+            series.append(Series(f"chain via entry {label}", args.calls,
+                                 timed_calls(chain_via(other, await other.tool_name(site_of(url), "add")))))
         if res.mode == "native" and args.peer:
             try:
                 peer = await stack.enter_async_context(PeerSession(url + "bench.html"))
@@ -566,6 +588,8 @@ def main() -> int:
     ap.add_argument("--clients", type=int, default=4)
     ap.add_argument("--per-client", type=int, default=250)
     ap.add_argument("--large-calls", type=int, default=10)
+    ap.add_argument("--entry", action="append", default=[], metavar="LABEL=DIR",
+                    help="also time the chain through another build of the entry (its package dir)")
     ap.add_argument("--hops", action="store_true",
                     help="also time each sub-path of the chain (where the time goes)")
     args = ap.parse_args()

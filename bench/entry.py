@@ -27,6 +27,7 @@ from tests.support.fake_browser import FakeBrowser
 
 from bench._util import Stats, TimedSession, sidecar_env, stats_row, table
 from bench.chain import Series, cpu_seconds, interleave, timed_calls
+from bench.chain import entry_command as chain_entry_command
 
 SITE = "bench.test"
 ADD = {
@@ -75,10 +76,8 @@ def entry_pids() -> dict[str | None, int]:
 
 
 def entry_command(base: str | None) -> list[str] | None:
-    """How to start the entry: this checkout's, or the one whose package dir is `base`."""
-    if base is None:
-        return None
-    return ["/usr/bin/env", f"PYTHONPATH={base}", sys.executable, "-m", "webmcp_sidecar"]
+    """How to start the entry: this checkout's (None), or the one whose package dir is `base`."""
+    return None if base is None else chain_entry_command(base)
 
 
 async def series_for(label: str, mcp: TimedSession, calls: int) -> list[Series]:
