@@ -214,3 +214,39 @@ async def test_a_cancelled_lane_call_tells_the_browser_and_is_never_answered(soc
     finally:
         await entry.close()
         await browser.close()
+
+
+async def test_pipelined_lane_requests_are_all_answered_whole(sock_env):
+    browser = FakeBrowser(sock_env)
+    await browser.start()
+    browser.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+    browser.send({"type": "registry", "sites": {"a.test": [ADD]}})
+    responder = asyncio.ensure_future(answering(browser, {"ok": True, "value": '{"sum":3}'}))
+    entry = await RawStdio.start(sock_env["HOME"])
+    try:
+        await entry.handshake()
+        name = await site_tool_name(entry)
+        for i in range(200):  # written at once, before any answer is read
+            params = {"name": name, "arguments": {"a": i}} if i % 2 else None
+            msg = {"jsonrpc": "2.0", "id": f"p{i}", "method": "tools/call" if i % 2 else "ping"}
+            entry.send(msg if params is None else {**msg, "params": params})
+        answers = {}
+        while len(answers) < 200:
+            msg = json.loads(await entry.line())  # each line is one whole message
+            if "method" not in msg:
+                answers[msg["id"]] = msg
+        for i in range(200):
+            got = answers[f"p{i}"]
+            assert got["result"] == (
+                {
+                    "content": [{"text": '{"sum":3}', "type": "text"}],
+                    "isError": False,
+                    "structuredContent": {"sum": 3},
+                }
+                if i % 2
+                else {}
+            )
+    finally:
+        responder.cancel()
+        await entry.close()
+        await browser.close()
