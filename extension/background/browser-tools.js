@@ -10,6 +10,7 @@
 import { Debuggers } from './cdp.js';
 import { checkScriptable, inPage, ToolError } from './page-calls.js';
 import { PAGE_TOOLS } from './page-actions.js';
+import { newRecord, RECORDER_TOOLS, SkillRecorder, withRecord } from './skill-recorder.js';
 import { SessionTabs } from './session-tabs.js';
 import { TabLoads } from './tab-loads.js';
 import { navigableUrl } from '../lib/tab-urls.js';
@@ -48,13 +49,15 @@ export { PANEL_SESSION };
 const NAV_TIMEOUT_MS = 30_000;
 /** What extension pages (the side panel) may ask: see docs/ARCHITECTURE.md, "Browser tools". */
 const PANEL_MESSAGES = new Set(['sessions', 'session_focus', 'session_close_tabs']);
+/** Record of a call that never found its tab (refused early). */
+const NO_TAB = Object.freeze({ tabId: null, url: '' });
 const noop = () => {};
 
 /**
  * @typedef {import('../lib/sessions.js').Session} Session
  * @typedef {{id: string, session: string, tool: string, panel: boolean, s: Session|null,
- *   args: any, tabIdArg: number|null, deadline: number}} CallCtx
- * @typedef {{debuggers: Debuggers, loads: TabLoads, sessions: SessionTabs,
+ *   args: any, tabIdArg: number|null, deadline: number, rec: import('./skill-recorder.js').CallRecord}} CallCtx
+ * @typedef {{debuggers: Debuggers, loads: TabLoads, sessions: SessionTabs, recorder: SkillRecorder,
  *   refBase: Map<number, number>, lastAction: Map<string, {tabId: number, mark: {starts: number, loads: number}}>,
  *   target: (ctx: CallCtx) => Promise<chrome.tabs.Tab>, remaining: (ctx: CallCtx) => number,
  *   noteAction: (ctx: CallCtx, tabId: number) => {starts: number, loads: number}}} Env
@@ -79,6 +82,7 @@ export function installBrowserTools({ send, log = noop }) {
   const debuggers = new Debuggers();
   const loads = new TabLoads();
   const sessions = new SessionTabs({ send, onChange });
+  const recorder = new SkillRecorder();
   /** @type {Map<string, {done: boolean, timer: ReturnType<typeof setTimeout>, tabId: number|null}>} */
   const calls = new Map();
   chrome.tabs.onRemoved.addListener((tabId) => {
@@ -88,7 +92,7 @@ export function installBrowserTools({ send, log = noop }) {
 
   /** @type {Env} */
   const env = {
-    debuggers, loads, sessions, refBase: new Map(), lastAction: new Map(),
+    debuggers, loads, sessions, recorder, refBase: new Map(), lastAction: new Map(),
     target: (ctx) => target(ctx),
     remaining: (ctx) => Math.max(0, ctx.deadline - Date.now()),
     noteAction(ctx, tabId) {
@@ -103,6 +107,7 @@ export function installBrowserTools({ send, log = noop }) {
     const tab = await findTarget(ctx);
     const entry = calls.get(ctx.id);
     if (entry && tab.id !== undefined) entry.tabId = tab.id;
+    if (ctx.rec.tabId === null && tab.id !== undefined) Object.assign(ctx.rec, { tabId: tab.id, url: tab.url ?? tab.pendingUrl ?? '' });
     return tab;
   }
 
@@ -155,12 +160,14 @@ export function installBrowserTools({ send, log = noop }) {
     const timeoutMs = Number.isFinite(msg.timeout_ms) && msg.timeout_ms > 0 ? Math.min(msg.timeout_ms, MAX_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS;
     const entry = { done: false, timer: /** @type {any} */ (null), tabId: /** @type {number|null} */ (null) };
     calls.set(id, entry);
+    /** @type {any} the call's record, for drafts and the log (set once the call runs) */
+    let rec = NO_TAB;
     const finish = (result) => {
       if (entry.done) return;
       entry.done = true;
       clearTimeout(entry.timer);
       calls.delete(id);
-      send(result);
+      withRecord(id, rec, () => send(result));
     };
     const fail = (code, message) => finish({ type: 'result', id, ok: false, error: { code, message }, tab_id: entry.tabId });
     entry.timer = setTimeout(() => fail('timeout', `The browser tool did not finish within ${Math.round(timeoutMs / 100) / 10} s.`), timeoutMs);
@@ -182,12 +189,22 @@ export function installBrowserTools({ send, log = noop }) {
     const ctx = {
       id, session: msg.session, tool: msg.tool, panel, s, args: msg.args ?? {},
       tabIdArg: panel && Number.isInteger(msg.tab_id) ? msg.tab_id : null, deadline: Date.now() + timeoutMs,
+      rec: newRecord(),
+    };
+    /** Recorded (skill-recorder.js) with the page the call left, before its result goes. */
+    const record = async (ok) => {
+      if (entry.done) return;
+      const tab = ctx.rec.tabId === null ? null : await chrome.tabs.get(ctx.rec.tabId).catch(() => null);
+      rec = { ...ctx.rec, urlAfter: tab?.url ?? '' };
+      recorder.add(ctx.session, msg.tool, ctx.args, ok, rec);
     };
     try {
       const value = await tool.run(env, ctx);
       if (s) sessions.onChange();
+      await record(true);
       finish({ type: 'result', id, ok: true, value: JSON.stringify(value ?? null), tab_id: entry.tabId });
     } catch (e) {
+      await record(false).catch(noop);
       if (e instanceof ToolError) return fail(e.code, e.message);
       log('error', `browser tool ${msg.tool} failed: ${e?.stack ?? e}`);
       fail('internal', `The browser tool ${msg.tool} failed: ${e?.message ?? e}`);
@@ -232,6 +249,11 @@ export function installBrowserTools({ send, log = noop }) {
     if (!PANEL_MESSAGES.has(msg?.type)) return false;
     // Extension pages only (the side panel, in its pane or a tab), never content scripts.
     if (sender.id !== chrome.runtime.id || !sender.url?.startsWith(chrome.runtime.getURL(''))) return false;
+    if (msg?.type === 'sessions' && typeof msg.calls === 'string') {
+      // A session's recorded browser calls ("Save as skill" in the Sessions view); typed text masked.
+      sendResponse({ calls: recorder.shown(msg.calls) });
+      return false;
+    }
     if (msg?.type === 'sessions') {
       sessionsState().then(sendResponse, (e) => sendResponse({ error: String(e?.message ?? e) }));
       return true;
@@ -273,6 +295,7 @@ export function installBrowserTools({ send, log = noop }) {
     onPanelRequest,
     sessionsState,
     sessions,
+    recorder,
     debuggers,
     loads,
   };
@@ -393,6 +416,7 @@ const TAB_TOOLS = {
         const closed = env.sessions.table.takeClosed(s.id);
         const tab = await openInSession(env, ctx, u.url);
         env.noteAction(ctx, /** @type {number} */ (tab.id));
+        ctx.rec.tabId = tab.id ?? null;
         return settle(env, ctx, /** @type {number} */ (tab.id), { starts: 0, loads: 0 },
           closed ? 'Your tab had been closed, so opened a new one in your tab group and loaded' : 'Opened a new tab in your tab group and loaded');
       }
@@ -434,4 +458,4 @@ function historyTool(dir) {
 }
 
 /** Every browser tool by its wire name (the MCP name is `browser_` + this). */
-export const TOOLS = { ...TAB_TOOLS, ...PAGE_TOOLS };
+export const TOOLS = { ...TAB_TOOLS, ...PAGE_TOOLS, ...RECORDER_TOOLS };

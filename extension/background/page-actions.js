@@ -5,6 +5,7 @@ import { formatSnapshot, DEFAULT_MAX_CHARS } from '../lib/snapshot.js';
 import { cleanText, DEFAULT_PAGE_CHARS, textPage } from '../lib/page-text.js';
 import { keyEvents, parseKey } from '../lib/keys.js';
 import { checkScriptable, inPage, ToolError } from './page-calls.js';
+import { noteChecked, noteTarget } from './skill-recorder.js';
 import { BROWSER_TOOLS } from '../lib/protocol.js';
 
 const NAV_WAIT_MS = 30_000;
@@ -128,7 +129,9 @@ export const PAGE_TOOLS = {
       const maxChars = numArg(ctx, 'max_chars', { def: DEFAULT_MAX_CHARS });
       const maxDepth = numArg(ctx, 'depth', { max: 1000, def: Infinity });
       const page = numArg(ctx, 'page', { max: 100_000, def: 1 });
-      const res = await inPage(tab.id, 'snapshot', { interactive, root, base: env.refBase.get(tab.id) ?? 1 });
+      const [res] = await Promise.all([
+        inPage(tab.id, 'snapshot', { interactive, root, base: env.refBase.get(tab.id) ?? 1 }), noteTarget(ctx, tab.id, root),
+      ]);
       env.refBase.set(tab.id, res.next);
       const snap = formatSnapshot(res.records, { interactive, maxDepth, maxChars, page: Math.floor(page) });
       const head = `Page: "${(res.title ?? '').slice(0, 120)}" ${res.url}${root ? ` (part: ${root})` : ''}`;
@@ -151,7 +154,8 @@ export const PAGE_TOOLS = {
       const button = ctx.args.button ?? 'left';
       if (!(button in BUTTONS)) throw new ToolError('invalid_args', '`button` is left, right or middle.');
       const clicks = boolArg(ctx, 'double', false) ? 2 : 1;
-      const pt = await inPage(tab.id, 'point', { ref });
+      // The element's selector is recorded alongside (skill-recorder.js): refs die with the page.
+      const [pt] = await Promise.all([inPage(tab.id, 'point', { ref }), noteTarget(ctx, tab.id, ref)]);
       const note = await actAndSettle(env, ctx, tab, async (send) => {
         await mouse(send, 'mouseMoved', pt.x, pt.y);
         for (let n = 1; n <= clicks; n++) {
@@ -160,6 +164,7 @@ export const PAGE_TOOLS = {
           await mouse(send, 'mouseReleased', pt.x, pt.y, { ...extra, buttons: 0 });
         }
       });
+      await noteChecked(ctx, tab.id);
       return `${clicks === 2 ? 'Double-clicked' : 'Clicked'} ${ref} (${pt.desc}).${note}`;
     },
   },
@@ -172,7 +177,7 @@ export const PAGE_TOOLS = {
       if (typeof text !== 'string') throw new ToolError('invalid_args', 'Give the text to type in `text`.');
       const clear = boolArg(ctx, 'clear', true);
       const submit = boolArg(ctx, 'submit', false);
-      const f = await inPage(tab.id, 'focus', { ref, clear });
+      const [f] = await Promise.all([inPage(tab.id, 'focus', { ref, clear }), noteTarget(ctx, tab.id, ref)]);
       const note = await actAndSettle(env, ctx, tab, async (send) => {
         if (text) await send('Input.insertText', { text });
         else if (clear) await pressKey(send, /** @type {any} */ (parseKey('Backspace')));
@@ -192,7 +197,10 @@ export const PAGE_TOOLS = {
       if ('error' in key) throw new ToolError('invalid_args', key.error);
       const ref = refArg(ctx, 'ref', false);
       let where = 'the page';
-      if (ref) where = `${ref} (${(await inPage(tab.id, 'focus', { ref, needEditable: false })).desc})`;
+      if (ref) {
+        const [f] = await Promise.all([inPage(tab.id, 'focus', { ref, needEditable: false }), noteTarget(ctx, tab.id, ref)]);
+        where = `${ref} (${f.desc})`;
+      }
       const note = await actAndSettle(env, ctx, tab, (send) => pressKey(send, key));
       return `Pressed ${ctx.args.key} in ${where}.${note}`;
     },
@@ -208,6 +216,7 @@ export const PAGE_TOOLS = {
         throw new ToolError('invalid_args', 'Give the option(s) to choose in `values`: a list of their labels or values.');
       }
       env.noteAction(ctx, tab.id);
+      await noteTarget(ctx, tab.id, ref); // before: a page may replace the list when the choice changes
       const r = await inPage(tab.id, 'select', { ref, values });
       return `Chose ${r.selected.map((s) => JSON.stringify(s)).join(', ')} in ${ref} (${r.desc}).`;
     },
@@ -233,7 +242,7 @@ export const PAGE_TOOLS = {
       }
       if (!ref && !direction) throw new ToolError('invalid_args', 'Give `ref` (scroll it into view) or `direction` (scroll the page), or both (scroll inside ref).');
       const amount = numArg(ctx, 'amount', { min: 0.1, def: 1 });
-      const r = await inPage(tab.id, 'scroll', { ref, direction, amount });
+      const [r] = await Promise.all([inPage(tab.id, 'scroll', { ref, direction, amount }), noteTarget(ctx, tab.id, ref)]);
       const where = ref && !direction ? `Scrolled ${ref} (${r.desc}) into view` : `Scrolled ${r.desc === 'the page' ? 'the page' : `${ref} (${r.desc})`} ${direction}`;
       const atEnd = r.y >= r.maxY ? ' (at the bottom)' : r.y === 0 ? ' (at the top)' : '';
       return `${where}. Scroll position: ${r.y} of ${r.maxY} px down${atEnd}.`;
@@ -283,6 +292,7 @@ export const PAGE_TOOLS = {
         throw new ToolError('invalid_args', 'Say what to wait for: `text` (appears, or with gone: true disappears), `ref` (becomes visible, or gone), or `navigation: true`.');
       }
       const budget = Math.max(0, Math.min(timeoutMs, env.remaining(ctx) - 500));
+      if (ref) await noteTarget(ctx, tab.id, ref);
       const t0 = Date.now();
       if (navigation) {
         const last = env.lastAction.get(ctx.session);
@@ -318,7 +328,7 @@ export const PAGE_TOOLS = {
       if (!Number.isInteger(pageNo)) throw new ToolError('invalid_args', '`page` is a whole number, 1 for the first page.');
       const size = numArg(ctx, 'max_chars', { def: DEFAULT_PAGE_CHARS });
       const ref = refArg(ctx, 'ref', false);
-      const r = await inPage(tab.id, 'text', { ref });
+      const [r] = await Promise.all([inPage(tab.id, 'text', { ref }), noteTarget(ctx, tab.id, ref)]);
       const text = cleanText(r.text);
       const p = textPage(text, pageNo, Math.floor(size));
       if ('error' in p) throw new ToolError('invalid_args', p.error);

@@ -5,6 +5,7 @@
 
 import { callerOf, OpLog } from '../lib/oplog.js';
 import { DEFAULT_MAX_BYTES, PANEL_PORT_NAME } from '../lib/protocol.js';
+import { takeRecord } from './skill-recorder.js';
 
 export { PANEL_PORT_NAME };
 const INSPECT_TIMEOUT_MS = 60_000;
@@ -134,7 +135,8 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
     },
     /** A `result` on its way out (any caller's); the log entry it closed, if any. */
     callFinished(msg) {
-      const entry = oplog.finish(msg.id, msg, performance.now());
+      // A browser call's record (page, element selector) comes along for "Save as skill".
+      const entry = oplog.finish(msg.id, msg, performance.now(), takeRecord(msg.id));
       if (entry && panels.size) broadcast({ type: 'oplog', entry });
       return entry;
     },

@@ -18,7 +18,11 @@ const SECRET_KEY = /pass(word|wd|phrase|code)?$|^pwd$|secret|token|api[-_]?key|c
  * @typedef {{kind: 'agent'|'mcp'|'inspector'|'host', label: string}} Caller
  * @typedef {{id: string, time: number, who: Caller, site: string, tool: string, args: any,
  *   state: 'running'|'ok'|'error', value?: string, error?: {code: string, message: string},
- *   ms?: number, _t0?: number}} Entry
+ *   ms?: number, _t0?: number, rec?: Rec}} Entry
+ * @typedef {{tabId: number|null, url: string, urlAfter: string,
+ *   target?: {selector: string, desc: string, role: string, checked?: boolean|null}|null}} Rec
+ *   a browser call's tab, its page before and after, and the element its ref named (as a CSS
+ *   selector made before it acted): what "Save as skill" builds a draft from
  */
 
 /**
@@ -83,7 +87,27 @@ function logValue(site, tool, value) {
 
 /** Roughly what an entry holds, for the log's total budget. */
 const sizeOf = (e) => (typeof e.args === 'string' ? e.args.length : safeJson(e.args).length)
-  + (e.value?.length ?? 0) + (e.error?.message?.length ?? 0) + 200;
+  + (e.value?.length ?? 0) + (e.error?.message?.length ?? 0) + (e.rec ? safeJson(e.rec).length : 0) + 200;
+
+const str = (v, max) => (typeof v === 'string' ? v.slice(0, max) : '');
+
+/**
+ * A browser call's record (background/skill-recorder.js) as the log keeps it: known fields
+ * only, capped. Null for anything else.
+ * @param {any} rec @returns {Rec|null}
+ */
+export function logRec(rec) {
+  if (!rec || typeof rec !== 'object') return null;
+  /** @type {Rec} */
+  const out = { tabId: Number.isInteger(rec.tabId) ? rec.tabId : null, url: str(rec.url, 2000), urlAfter: str(rec.urlAfter, 2000) };
+  const t = rec.target;
+  if (t === null) out.target = null;
+  else if (t && typeof t === 'object' && typeof t.selector === 'string') {
+    out.target = { selector: str(t.selector, 1024), desc: str(t.desc, 200), role: str(t.role, 40) };
+    if (typeof t.checked === 'boolean') out.target.checked = t.checked;
+  }
+  return out;
+}
 
 export class OpLog {
   /** @param {{max?: number, maxChars?: number}} [opts] */
@@ -131,9 +155,10 @@ export class OpLog {
    * @param {string} id
    * @param {{ok: boolean, value?: string|null, error?: {code: string, message: string}|null}} result
    * @param {number} mono
+   * @param {any} [rec] a browser call's record (skill-recorder.js), kept as `entry.rec`
    * @returns {Entry|null}
    */
-  finish(id, result, mono) {
+  finish(id, result, mono, rec = null) {
     const entry = this.running.get(id);
     if (!entry) return null;
     this.running.delete(id);
@@ -145,6 +170,8 @@ export class OpLog {
       entry.state = 'error';
       entry.error = { code: String(result.error?.code ?? 'internal').slice(0, 100), message: cap(result.error?.message ?? '') };
     }
+    const kept = entry.site === 'browser' ? logRec(rec) : null;
+    if (kept) entry.rec = kept;
     this._count(entry);
     return entry;
   }
@@ -198,6 +225,7 @@ export function exportJson(entries) {
     if (e.ms !== undefined) row.durationMs = e.ms;
     if (e.state === 'ok') row.result = parseMaybe(e.value);
     if (e.error) row.error = e.error;
+    if (e.rec) row.recorded = logRec(e.rec);
     return row;
   });
   return JSON.stringify({ exported: new Date().toISOString(), calls: out }, null, 2);

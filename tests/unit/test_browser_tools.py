@@ -46,7 +46,7 @@ async def answer(b: FakeBrowser, value: object = "done", ok: bool = True) -> dic
 
 def test_definitions_fit_every_client_and_never_meet_site_or_meta_tools():
     names = [t.mcp_name for t in TOOLS]
-    assert len(set(names)) == len(names) == 19
+    assert len(set(names)) == len(names) == 20
     for t in TOOLS:
         assert re.fullmatch(r"[A-Za-z0-9_-]{1,64}", t.mcp_name)
         assert "__" not in t.mcp_name  # site tools are <site>__<tool>

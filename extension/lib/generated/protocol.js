@@ -458,6 +458,72 @@ export const BROWSER_TOOLS = deepFreeze({
       },
       "additionalProperties": false
     }
+  },
+  "skill_draft": {
+    "readOnly": true,
+    "needsPage": true,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "pattern": "^[a-z0-9][a-z0-9_-]{0,63}$",
+          "description": "the skill's name (lower case, digits, - and _)"
+        },
+        "tool_name": {
+          "type": "string",
+          "pattern": "^[A-Za-z0-9_.-]{1,128}$",
+          "description": "the name of the skill's tool"
+        },
+        "description": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 8192,
+          "description": "what the tool does, for the model that will call it"
+        },
+        "params": {
+          "type": "object",
+          "maxProperties": 64,
+          "additionalProperties": {
+            "type": "string",
+            "pattern": "^[A-Za-z_][A-Za-z0-9_-]{0,63}$"
+          },
+          "description": "recorded text (typed or an option chosen) -> parameter name"
+        },
+        "from": {
+          "type": "integer",
+          "minimum": 1,
+          "description": "the first of your browser calls to use (1 = your first)"
+        },
+        "extract": {
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+            "selector"
+          ],
+          "properties": {
+            "selector": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 1024
+            },
+            "attribute": {
+              "type": "string",
+              "minLength": 1
+            },
+            "all": {
+              "type": "boolean"
+            }
+          },
+          "description": "what the tool returns: a CSS selector's text (or attribute)"
+        }
+      },
+      "additionalProperties": false,
+      "required": [
+        "name",
+        "tool_name"
+      ]
+    }
   }
 });
 

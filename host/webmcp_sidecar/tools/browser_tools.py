@@ -229,6 +229,59 @@ TOOLS: tuple[BrowserTool, ...] = (
         },
         read_only=True,
     ),
+    BrowserTool(
+        "skill_draft",
+        "Draft a skill from this run",
+        "Turns your recent browser calls on your current tab (from call number `from`, counting "
+        "this session's browser calls from 1; default: since your last draft) into a skill "
+        "draft: one tool, `tool_name`, whose steps repeat the run with selectors recorded as it "
+        "happened. Typed text becomes a parameter: `params` names them ({typed text: name}; "
+        "others are named after their field). The last page_text (or snapshot of a ref) becomes "
+        "the result, unless `extract` says what to read. Returns {skill, notes, ...}; nothing is "
+        "installed: save `skill` as <name>.skill.json and run `webmcp-sidecar skills add FILE`.",
+        {
+            "name": {
+                "type": "string",
+                "pattern": r"^[a-z0-9][a-z0-9_-]{0,63}$",
+                "description": "the skill's name (lower case, digits, - and _)",
+            },
+            "tool_name": {
+                "type": "string",
+                "pattern": r"^[A-Za-z0-9_.-]{1,128}$",
+                "description": "the name of the skill's tool",
+            },
+            "description": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 8192,
+                "description": "what the tool does, for the model that will call it",
+            },
+            "params": {
+                "type": "object",
+                "maxProperties": 64,
+                "additionalProperties": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$"},
+                "description": "recorded text (typed or an option chosen) -> parameter name",
+            },
+            "from": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "the first of your browser calls to use (1 = your first)",
+            },
+            "extract": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["selector"],
+                "properties": {
+                    "selector": {"type": "string", "minLength": 1, "maxLength": 1024},
+                    "attribute": {"type": "string", "minLength": 1},
+                    "all": {"type": "boolean"},
+                },
+                "description": "what the tool returns: a CSS selector's text (or attribute)",
+            },
+        },
+        ("name", "tool_name"),
+        read_only=True,
+    ),
 )
 
 # The tools that hand local files to the page: their `paths` go through `uploads.checked_args`.

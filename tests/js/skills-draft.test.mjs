@@ -1,0 +1,196 @@
+// "Save as skill" drafts (extension/lib/skills/draft.js): recorded browser calls on one tab ->
+// a skill document; the host's model (`webmcp-sidecar skills validate`) accepts what it makes.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildDraft, DraftError, defaultSkillName, matchFor, paramName } from '../../extension/lib/skills/draft.js';
+
+const SHOP = 'http://127.0.0.1:8123/skills/shop.html';
+const qty = { selector: 'input[name="qty-green"]', desc: 'spinbutton "Quantity"', role: 'spinbutton' };
+const add = { selector: '[data-testid="add-green"]', desc: 'button "Add to cart"', role: 'button' };
+const cart = { selector: '#cart-items', desc: 'list', role: 'list' };
+
+/** The shop run of tests/e2e/test_save_skill.py, as the worker records it. */
+const shopRun = () => [
+  { n: 1, tool: 'navigate', args: { url: SHOP }, tabId: 7, url: 'about:blank', urlAfter: SHOP },
+  { n: 2, tool: 'snapshot', args: {}, tabId: 7, url: SHOP, urlAfter: SHOP },
+  { n: 3, tool: 'type', args: { ref: 'e5', text: '2' }, tabId: 7, url: SHOP, urlAfter: SHOP, target: qty },
+  { n: 4, tool: 'click', args: { ref: 'e6' }, tabId: 7, url: SHOP, urlAfter: SHOP, target: add },
+  { n: 5, tool: 'page_text', args: { ref: 'e2' }, tabId: 7, url: SHOP, urlAfter: SHOP, target: cart },
+];
+
+const python = new URL('../../.venv/bin/python', import.meta.url).pathname;
+/** The host's verdict on a skill document (null when this checkout has no venv). */
+function hostSays(skill) {
+  if (!existsSync(python)) return null;
+  const dir = mkdtempSync(join(tmpdir(), 'draft-'));
+  const file = join(dir, `${skill.name}.skill.json`);
+  writeFileSync(file, JSON.stringify(skill));
+  try {
+    return execFileSync(python, ['-m', 'webmcp_sidecar', 'skills', 'validate', file], { encoding: 'utf8' }).trim();
+  } catch (e) {
+    return `${e.stdout}${e.stderr}`.trim();
+  }
+}
+
+test('the shop run: a parameter for the typed text, the click, the last read as extract and return', () => {
+  const d = buildDraft(shopRun(), { name: 'tea-shop', toolName: 'add_green', params: { 2: 'quantity' } });
+  assert.deepEqual(d.skill, {
+    name: 'tea-shop',
+    version: '0.1.0',
+    description: 'Recorded on 127.0.0.1:8123/skills/shop.html.',
+    match: ['http://127.0.0.1/skills/*'],
+    health: { selectors: ['input[name="qty-green"]', '[data-testid="add-green"]'] },
+    tools: [{
+      name: 'add_green',
+      description: 'Repeats a run recorded on 127.0.0.1:8123/skills/shop.html: fill, click, read.',
+      inputSchema: {
+        type: 'object',
+        properties: { quantity: { type: 'string', description: 'Typed into spinbutton "Quantity".' } },
+        required: ['quantity'],
+      },
+      steps: [
+        { action: 'fill', selector: 'input[name="qty-green"]', value: '{{quantity}}' },
+        { action: 'click', selector: '[data-testid="add-green"]' },
+        { action: 'extract', as: 'result', selector: '#cart-items' },
+        { action: 'return', value: '{{result}}' },
+      ],
+    }],
+  });
+  assert.deepEqual(d.calls, [3, 4, 5]);
+  assert.deepEqual(d.params, [{ name: 'quantity', field: 'spinbutton "Quantity"' }]);
+  const verdict = hostSays(d.skill);
+  if (verdict !== null) assert.match(verdict, /a valid skill/);
+});
+
+test('parameters are named from the field when the caller does not name them, and hidden text still becomes one', () => {
+  const run = shopRun();
+  run[2].args.text = '[hidden]'; // what the operation log keeps of browser_type
+  run.splice(3, 0, { n: 9, tool: 'type', args: { ref: 'e9', text: 'x', submit: true }, tabId: 7, url: SHOP, urlAfter: SHOP,
+    target: { selector: 'input[name="q"]', desc: 'textbox', role: 'textbox' } });
+  run.splice(4, 0, { n: 10, tool: 'type', args: { ref: 'e10', text: 'y', clear: false }, tabId: 7, url: SHOP, urlAfter: SHOP,
+    target: { selector: '#note', desc: 'textbox "Quantity"', role: 'textbox' } });
+  const d = buildDraft(run, { name: 'tea-shop', toolName: 'add' });
+  const tool = d.skill.tools[0];
+  assert.deepEqual(tool.inputSchema.required, ['quantity', 'q', 'quantity_2']);
+  assert.deepEqual(tool.steps.slice(0, 4), [
+    { action: 'fill', selector: 'input[name="qty-green"]', value: '{{quantity}}' },
+    { action: 'fill', selector: 'input[name="q"]', value: '{{q}}' },
+    { action: 'press', key: 'Enter', selector: 'input[name="q"]' },
+    { action: 'type', selector: '#note', text: '{{quantity_2}}', clear: false },
+  ]);
+  // Health stops at the first thing that changed the page (the submit).
+  assert.deepEqual(d.skill.health.selectors, ['input[name="qty-green"]', 'input[name="q"]']);
+  const verdict = hostSays(d.skill);
+  if (verdict !== null) assert.match(verdict, /a valid skill/);
+});
+
+test('the same text typed twice is one parameter; a chosen option is one only when named', () => {
+  const sel = { selector: 'select[name="lang"]', desc: 'combobox "Language"', role: 'combobox' };
+  const run = [
+    { tool: 'type', args: { ref: 'e1', text: 'tea' }, tabId: 1, url: SHOP, target: { selector: '#a', desc: 'textbox "Search"' } },
+    { tool: 'type', args: { ref: 'e2', text: 'tea' }, tabId: 1, url: SHOP, target: { selector: '#b', desc: 'textbox "Again"' } },
+    { tool: 'select_option', args: { ref: 'e3', values: ['fr'] }, tabId: 1, url: SHOP, target: sel },
+    { tool: 'select_option', args: { ref: 'e3', values: ['de', 'en'] }, tabId: 1, url: SHOP, target: sel },
+  ];
+  const d = buildDraft(run, { name: 's', toolName: 't', params: { de: 'lang' } });
+  assert.deepEqual(d.skill.tools[0].steps, [
+    { action: 'fill', selector: '#a', value: '{{search}}' },
+    { action: 'fill', selector: '#b', value: '{{search}}' },
+    { action: 'select', selector: 'select[name="lang"]', value: 'fr' },
+    { action: 'select', selector: 'select[name="lang"]', values: ['{{lang}}', 'en'] },
+  ]);
+  assert.deepEqual(d.skill.tools[0].inputSchema.required, ['search', 'lang']);
+});
+
+test('navigation: the first page is where the run began; later loads on the site become navigate steps', () => {
+  const results = 'http://127.0.0.1:8123/skills/results.html?q=x';
+  const run = [
+    { tool: 'navigate', args: { url: 'http://127.0.0.1:8123/skills/index.html' }, tabId: 3, url: 'about:blank', urlAfter: 'http://127.0.0.1:8123/skills/index.html' },
+    { tool: 'navigate', args: { url: SHOP }, tabId: 3, url: 'http://127.0.0.1:8123/skills/index.html', urlAfter: SHOP },
+    { tool: 'click', args: { ref: 'e1' }, tabId: 3, url: SHOP, urlAfter: results, target: { selector: '#go', role: 'button' } },
+    { tool: 'wait_for', args: { navigation: true }, tabId: 3, url: results, urlAfter: results },
+    { tool: 'wait_for', args: { text: 'results', timeout_s: 2 }, tabId: 3, url: results, urlAfter: results },
+    { tool: 'navigate', args: { url: SHOP }, tabId: 3, url: results, urlAfter: `${SHOP}?again=1` },
+    { tool: 'click', args: { ref: 'e2' }, tabId: 3, url: SHOP, urlAfter: SHOP, target: { selector: '#cb', role: 'checkbox', checked: false } },
+    { tool: 'wait_for', args: { navigation: true }, tabId: 3, url: SHOP, urlAfter: SHOP },
+    { tool: 'page_text', args: {}, tabId: 3, url: SHOP, urlAfter: SHOP },
+    { tool: 'navigate', args: { url: 'https://example.com/' }, tabId: 3, url: SHOP, urlAfter: 'https://example.com/' },
+    { tool: 'click', args: { ref: 'e3' }, tabId: 3, url: 'https://example.com/', target: { selector: 'a' } },
+  ];
+  const d = buildDraft(run, { name: 'nav', toolName: 'go', description: 'Search, come back' });
+  assert.deepEqual(d.skill.match, ['http://127.0.0.1/skills/*']);
+  assert.equal(d.skill.description, 'Search, come back');
+  assert.deepEqual(d.skill.health, { selectors: ['#go'] });
+  assert.deepEqual(d.skill.tools[0].steps, [
+    { action: 'click', selector: '#go' },
+    // no wait for navigation: the click navigated, and the runner waits for that itself
+    { action: 'wait_for', text: 'results', timeout_ms: 2000 },
+    { action: 'navigate', url: '/skills/shop.html?again=1' },
+    { action: 'check', selector: '#cb', checked: false },
+    { action: 'wait_for', navigation: true },
+    { action: 'extract', as: 'result', selector: 'body' },
+    { action: 'return', value: '{{result}}' },
+  ]);
+  assert.ok(d.notes.some((n) => n.includes('another site')), d.notes.join('\n'));
+  const verdict = hostSays(d.skill);
+  if (verdict !== null) assert.match(verdict, /a valid skill/);
+});
+
+test('only the tab of the run, successful calls, and steps a skill can take; notes say what was left out', () => {
+  const run = [
+    ...shopRun(),
+    { tool: 'click', args: { ref: 'e8' }, tabId: 99, url: 'http://other/', target: { selector: '#x' } },
+    { tool: 'click', args: { ref: 'e9' }, tabId: 7, ok: false, url: SHOP },
+    { tool: 'hover', args: { ref: 'e9' }, tabId: 7, url: SHOP, target: { selector: '#menu' } },
+    { tool: 'press_key', args: { key: 'Control+A' }, tabId: 7, url: SHOP },
+    { tool: 'press_key', args: { key: 'Escape' }, tabId: 7, url: SHOP },
+    { tool: 'click', args: { ref: 'e4' }, tabId: 7, url: SHOP, target: null },
+    { tool: 'click', args: { ref: 'e4' }, tabId: 7, url: SHOP, target: { selector: '[title="{{x}}"]' } },
+    { tool: 'screenshot', args: {}, tabId: 7, url: SHOP },
+  ];
+  const d = buildDraft(run, { name: 'tea-shop', toolName: 'add', tabId: 7 });
+  assert.deepEqual(d.skill.tools[0].steps.map((s) => s.action), ['fill', 'click', 'extract', 'press', 'return']);
+  const notes = d.notes.join('\n');
+  for (const want of ['other tabs', 'failed', 'hover', 'combination', 'shadow tree', 'template']) assert.ok(notes.includes(want), `${want}: ${notes}`);
+});
+
+test('an explicit extract replaces the last read', () => {
+  const d = buildDraft(shopRun(), {
+    name: 'tea-shop', toolName: 'add', params: { 2: 'n' },
+    extract: { list: '#cart-items li', fields: { line: {} }, limit: 5 },
+  });
+  assert.deepEqual(d.skill.tools[0].steps.slice(2), [
+    { action: 'extract', as: 'result', list: '#cart-items li', fields: { line: {} }, limit: 5 },
+    { action: 'return', value: '{{result}}' },
+  ]);
+  const verdict = hostSays(d.skill);
+  if (verdict !== null) assert.match(verdict, /a valid skill/);
+});
+
+test('bad options and runs with nothing to repeat are refused in plain words', () => {
+  assert.throws(() => buildDraft(shopRun(), { name: 'Tea Shop', toolName: 'x' }), /skill's name/);
+  assert.throws(() => buildDraft(shopRun(), { name: 'tea', toolName: 'has space' }), /tool's name/);
+  assert.throws(() => buildDraft(shopRun(), { name: 'tea', toolName: 't', params: { 2: '9lives' } }), /parameter name/);
+  assert.throws(() => buildDraft([], { name: 'tea', toolName: 't' }), DraftError);
+  assert.throws(() => buildDraft(shopRun().slice(0, 2), { name: 'tea', toolName: 't' }), /nothing a skill can repeat/);
+  assert.throws(() => buildDraft([{ tool: 'click', url: 'chrome://newtab/', target: { selector: 'a' } }], { name: 'tea', toolName: 't' }),
+    /web pages/);
+});
+
+test('names: parameters from labels, skills from hosts, match patterns from pages', () => {
+  assert.equal(paramName('Quantity'), 'quantity');
+  assert.equal(paramName('E-mail address:'), 'e_mail_address');
+  assert.equal(paramName('Café crème'), 'cafe_creme');
+  assert.equal(paramName('2nd line'), '_2nd_line');
+  assert.equal(paramName('日本'), 'text');
+  assert.match(paramName('x'.repeat(200)), /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/);
+  assert.equal(defaultSkillName('https://www.shop.example.com/a'), 'shop-example-com-recorded');
+  assert.equal(defaultSkillName('nonsense'), 'recorded-skill');
+  assert.equal(matchFor('https://shop.example.com:8443/a/b/c.html?x=1'), 'https://shop.example.com/a/b/*');
+  assert.equal(matchFor('http://[::1]:8080/'), 'http://[::1]/*');
+});
