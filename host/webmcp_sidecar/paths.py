@@ -34,6 +34,13 @@ def data_dir() -> Path:
     return Path(os.environ.get("WEBMCP_SIDECAR_DATA_DIR") or platformdirs.user_data_dir(APP, False))
 
 
+def config_dir() -> Path:
+    """User-editable settings (e.g. `servers.json`); `WEBMCP_SIDECAR_CONFIG_DIR` overrides it."""
+    return Path(
+        os.environ.get("WEBMCP_SIDECAR_CONFIG_DIR") or platformdirs.user_config_dir(APP, False)
+    )
+
+
 def socket_dir() -> Path:
     """The per-user directory where each live host puts its socket (private: 0700, ours).
 

@@ -128,3 +128,31 @@ def which() -> dict[str, bool]:
     """Provider -> whether a key is stored. Never the key."""
     b = backend()
     return {p: _call("read", b.get_password, SERVICE, p) is not None for p in PRESETS}
+
+
+# Other secrets (a local MCP server's env values and headers), under account names that cannot
+# be a provider's: `server:<name>:env:<KEY>`. Same service, same refusal of unsafe backends.
+
+
+def set_secret(account: str, value: str) -> None:
+    if not value:
+        raise ValueError("The secret is empty: nothing was stored.")
+    _call("stored", backend().set_password, SERVICE, account, value)
+
+
+def get_secret(account: str) -> str | None:
+    return _call("read", backend().get_password, SERVICE, account)
+
+
+def delete_secret(account: str) -> bool:
+    """True if a secret was there."""
+    b = backend()
+    if _call("read", b.get_password, SERVICE, account) is None:
+        return False
+    try:
+        _call("deleted", b.delete_password, SERVICE, account)
+    except KeyringUnavailable as e:
+        if isinstance(e.__cause__, keyring.errors.PasswordDeleteError):
+            return False
+        raise
+    return True
