@@ -2,7 +2,9 @@
 // filter and a JSON export.
 
 import { exportJson, filterEntries, MAX_ENTRIES } from '../lib/oplog.js';
+import { callsFromLog } from '../lib/skills/draft.js';
 import { argsPreview, fmtMs, fmtTime, h, pretty } from './dom.js';
+import { saveAsSkill } from './skill-draft.js';
 
 const SHOWN_MAX = 300;
 /** As many as the worker keeps (lib/oplog.js). */
@@ -26,6 +28,11 @@ export class LogView {
       h('option', { value: '' }, 'Any outcome'), h('option', { value: 'ok' }, 'OK'),
       h('option', { value: 'error' }, 'Errors'), h('option', { value: 'running' }, 'Running'));
     this.summary = h('span', { class: 'muted' });
+    /** "Save as skill": the range of browser calls picked (ids; no end = up to the newest) */
+    this.range = { start: '', end: '' };
+    this.skillBar = h('div', { class: 'toolbar wrap skill-range', hidden: true });
+    this.skillMsg = '';
+    this.skillOk = false;
     this.list = h('div', { class: 'log-list', role: 'list' });
     root.append(
       h('div', { class: 'toolbar wrap' }, this.text,
@@ -33,6 +40,7 @@ export class LogView {
         h('button', { type: 'button', class: 'ghost', on: { click: () => this.app.send({ type: 'oplog_clear' }) } }, 'Clear')),
       h('div', { class: 'toolbar selects' }, this.who, this.state),
       h('div', { class: 'log-summary' }, this.summary),
+      this.skillBar,
       this.list,
     );
     this.render();
@@ -68,6 +76,7 @@ export class LogView {
   }
 
   render() {
+    if (this.range.start) this.renderSkillBar();
     const shown = this.filtered();
     const errors = this.entries.filter((e) => e.state === 'error').length;
     this.counter.textContent = this.entries.length ? String(this.entries.length) : '';
@@ -94,9 +103,54 @@ export class LogView {
         h('div', { class: 'muted small', text: `${e.site} · ${argsPreview(e.args, 200) || 'no arguments'}` }),
         h('div', { class: 'label', text: 'Arguments' }), h('pre', { text: pretty(e.args) }),
         e.state === 'ok' ? [h('div', { class: 'label', text: 'Result' }), h('pre', { class: 'result', text: pretty(e.value ?? '') })] : null,
-        e.state === 'error' ? h('div', { class: 'card-error', text: e.error?.message ?? '' }) : null));
+        e.state === 'error' ? h('div', { class: 'card-error', text: e.error?.message ?? '' }) : null,
+        e.site === 'browser' && e.rec?.tabId != null ? h('div', { class: 'form-actions' },
+          h('button', { type: 'button', class: 'ghost small', title: 'Save as skill: the browser calls from this one on, by the same caller on the same tab',
+            on: { click: () => this.pick('start', e.id) } }, this.range.start === e.id ? 'Skill starts here' : 'Start skill here'),
+          this.range.start ? h('button', { type: 'button', class: 'ghost small', on: { click: () => this.pick('end', e.id) } },
+            this.range.end === e.id ? 'Skill ends here' : 'End skill here') : null) : null));
     details.addEventListener('toggle', () => (details.open ? this.open.add(e.id) : this.open.delete(e.id)));
     return details;
+  }
+
+  // --- Save as skill: a range of one caller's browser calls on one tab ---
+
+  /** @param {'start'|'end'} which @param {string} id */
+  pick(which, id) {
+    this.range[which] = id;
+    if (which === 'start') this.range.end = '';
+    this.skillMsg = '';
+    this.renderSkillBar();
+    this.schedule();
+  }
+
+  /** The calls of the picked range: the start's caller and tab only. */
+  rangeCalls() {
+    const i = this.entries.findIndex((e) => e.id === this.range.start);
+    if (i < 0) return [];
+    const first = this.entries[i];
+    const j = this.range.end ? this.entries.findIndex((e) => e.id === this.range.end) : this.entries.length - 1;
+    const picked = this.entries.slice(i, Math.max(i, j) + 1)
+      .filter((e) => e.site === 'browser' && e.who.label === first.who.label && e.rec?.tabId === first.rec?.tabId);
+    return callsFromLog(picked);
+  }
+
+  renderSkillBar() {
+    const calls = this.range.start ? this.rangeCalls() : [];
+    this.skillBar.hidden = !this.range.start;
+    if (!this.range.start) return;
+    this.skillBar.replaceChildren(
+      h('span', { class: 'muted', text: `Save as skill: ${calls.length} browser call${calls.length === 1 ? '' : 's'} on one tab${this.range.end ? '' : ', up to the newest'}.` }),
+      h('button', { type: 'button', class: 'primary small', disabled: !calls.length, on: { click: () => this.saveSkill() } }, 'Save as skill'),
+      h('button', { type: 'button', class: 'ghost small', on: { click: () => this.pick('start', '') } }, 'Cancel'),
+      h('p', { class: `form-msg ${this.skillOk ? 'ok' : 'error'}`, role: 'status', hidden: !this.skillMsg, text: this.skillMsg }));
+  }
+
+  saveSkill() {
+    const r = saveAsSkill(this.rangeCalls());
+    this.skillMsg = r.message;
+    this.skillOk = r.ok;
+    this.renderSkillBar();
   }
 
   export() {

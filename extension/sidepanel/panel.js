@@ -195,6 +195,15 @@ if (params.get('view')) {
   if (b) selectTab(b);
 } else document.body.dataset.view = 'chat';
 
+// "Save as skill" (log and Sessions views, skill-draft.js): the draft opens in the Skills editor.
+document.addEventListener('webmcp-skill-draft', (e) => {
+  const detail = /** @type {CustomEvent} */ (e).detail;
+  if (typeof detail?.text !== 'string') return;
+  e.preventDefault();
+  selectTab(/** @type {HTMLButtonElement} */ (one('#tab-skills')));
+  views.skills.editor.open(detail.text);
+});
+
 // For debugging and the benchmarks (bench/agent.py), as the worker's globalThis.sidecar.
 globalThis.sidecarPanel = { app, views };
 

@@ -3,6 +3,7 @@
 // (background/session-tabs.js) and answers `{type: "sessions"}`.
 
 import { fmtTime, h } from './dom.js';
+import { saveAsSkill } from './skill-draft.js';
 
 const REFRESH_MS = 2000;
 
@@ -11,7 +12,8 @@ export class SessionsView {
   constructor(root) {
     this.list = h('div', { class: 'sessions', role: 'list' });
     this.empty = h('p', { class: 'muted', text: 'No MCP client is using the browser tools yet.' });
-    root.append(this.list, this.empty);
+    this.msg = h('p', { class: 'form-msg', role: 'status', id: 'sessions-msg' });
+    root.append(this.msg, this.list, this.empty);
     this.visible = false;
     chrome.runtime.onMessage.addListener((msg) => {
       if (msg?.type === 'sessions_changed' && this.visible) void this.refresh();
@@ -57,14 +59,34 @@ export class SessionsView {
             on: { click: () => this.focus(t.id) } }, 'Show'))))
         : h('p', { class: 'muted', text: 'No tabs.' }),
       tabs.length
-        ? h('button', { type: 'button', class: 'ghost close-tabs', on: { click: () => this.closeTabs(s.id) } },
-          `Close ${tabs.length === 1 ? 'its tab' : `its ${tabs.length} tabs`}`)
+        ? h('div', { class: 'form-actions' },
+          s.current !== null && s.current !== undefined
+            ? h('button', { type: 'button', class: 'ghost save-skill', title: 'A skill draft from its browser calls on its current tab, opened in the Skills editor',
+              on: { click: () => this.saveSkill(s.id, s.current) } }, 'Save as skill')
+            : null,
+          h('button', { type: 'button', class: 'ghost close-tabs', on: { click: () => this.closeTabs(s.id) } },
+            `Close ${tabs.length === 1 ? 'its tab' : `its ${tabs.length} tabs`}`))
         : null);
   }
 
   /** @param {number} tabId */
   async focus(tabId) {
     await chrome.runtime.sendMessage({ type: 'session_focus', tabId }).catch(() => {});
+  }
+
+  /**
+   * "Save as skill": the session's recorded browser calls (the worker keeps its last 200, typed
+   * text masked) on its current tab, since its last draft.
+   * @param {string} session @param {number} tabId
+   */
+  async saveSkill(session, tabId) {
+    const r = await chrome.runtime.sendMessage({ type: 'sessions', calls: session }).catch(() => null);
+    const all = Array.isArray(r?.calls) ? r.calls : [];
+    const lastDraft = all.findLastIndex((c) => c.tool === 'skill_draft');
+    const calls = all.slice(lastDraft + 1).filter((c) => c.tabId === tabId);
+    const out = calls.length ? saveAsSkill(calls) : { ok: false, message: 'This session has made no browser calls on its current tab yet.' };
+    this.msg.className = `form-msg ${out.ok ? 'ok' : 'error'}`;
+    this.msg.textContent = out.message;
   }
 
   /** @param {string} session */

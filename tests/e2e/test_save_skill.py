@@ -11,10 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.async_api import expect
 
 from tests.e2e.test_browser_tools import ok, page_at, ready, ref, snap
 from tests.e2e.test_skills import CSP, SITE, cli, slug
 from tests.support.mcp_session import text
+from webmcp_sidecar import EXTENSION_ID
 from webmcp_sidecar.demo.run import serve_site
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -119,3 +121,35 @@ async def test_a_draft_needs_a_run_and_says_what_it_left_out(browser, mcp, shop_
     r = await mcp.call("browser_skill_draft", {"name": "again", "tool_name": "t"})
     assert r.is_error and "You have made no browser calls on your current tab" in text(r)
     assert "since call 7" in text(r)
+
+
+async def test_the_panel_saves_a_sessions_run_and_a_log_range_into_the_skills_editor(browser, mcp, shop_url):
+    await ready(mcp)
+    await ok(mcp, "browser_navigate", {"url": shop_url})
+    outline = await snap(mcp)
+    await ok(mcp, "browser_type", {"ref": ref(outline, "spinbutton", "Quantity"), "text": "2"})
+    await ok(mcp, "browser_click", {"ref": ref(outline, "button", "Add to cart")})
+
+    panel = await browser.ctx.new_page()
+    await panel.goto(f"chrome-extension://{EXTENSION_ID}/sidepanel/index.html?view=sessions")
+    await panel.locator(".session button.save-skill").click()
+    editor = panel.locator("#skill-text")
+    await expect(editor).to_be_visible()
+    draft = json.loads(await editor.input_value())
+    assert [s["action"] for s in draft["tools"][0]["steps"]] == ["fill", "click"]
+    assert draft["tools"][0]["steps"][0]["value"] == "{{quantity}}"  # typed text is never shown to the panel
+    assert await panel.locator("#sessions-msg").text_content() == (
+        "Draft of 2 steps opened. Parameters: quantity (rename them in the editor)."
+    )
+
+    # The log: a range from the type call to the newest.
+    await panel.locator("#tab-log").click()
+    row = panel.locator('.log-row[data-tool="type"]')
+    await row.locator("summary").click()
+    await row.get_by_role("button", name="Start skill here").click()
+    await editor.evaluate("(el) => { el.value = ''; }")  # so what follows is the log's draft
+    await panel.locator(".skill-range").get_by_role("button", name="Save as skill").click()
+    await expect(panel.locator("#tab-skills")).to_have_attribute("aria-selected", "true")
+    draft = json.loads(await editor.input_value())
+    assert draft["match"] == ["http://127.0.0.1/skills/*"]
+    assert draft["tools"][0]["steps"][1] == {"action": "click", "selector": '[data-testid="add-green"]'}
