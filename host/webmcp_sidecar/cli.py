@@ -43,6 +43,10 @@ def _parser() -> argparse.ArgumentParser:
 
     add_skills_parser(sub)  # skills add|list|show|validate|remove|enable|disable|export|schema
 
+    from webmcp_sidecar.servers.cli import add_parser as add_servers_parser
+
+    add_servers_parser(sub)  # servers add|list|remove|test|enable|disable|import
+
     demo = sub.add_parser("demo", help="open the demo site in Chromium and call its tools")
     demo.add_argument("--headed", action="store_true", help="show the browser window")
     demo.add_argument(
@@ -61,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0].startswith("chrome-extension://"):
         return _run_host(argv[0])
+    if argv and argv[0] == "_server-guard":  # what a local MCP server runs under (frozen builds)
+        from webmcp_sidecar.servers.guard import main as guard_main
+
+        return guard_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.cmd == "host":
         return _run_host(args.origin)
@@ -78,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         from webmcp_sidecar.skills.cli import run as skills_run
 
         return skills_run(args)
+    if args.cmd == "servers":
+        from webmcp_sidecar.servers.cli import run as servers_run
+
+        return servers_run(args)
     if args.cmd in ("install", "uninstall", "doctor"):
         from webmcp_sidecar.setup.install.commands import run as install_run
 

@@ -84,8 +84,7 @@ class ServerEntry(BaseModel):
 
     def refs(self) -> list[str]:
         """The keyring accounts this entry's secrets live under."""
-        return [v.keyring for v in (*self.env.values(), *self.headers.values())
-                if isinstance(v, SecretRef)]
+        return [v.keyring for v in (*self.env.values(), *self.headers.values()) if isinstance(v, SecretRef)]
 
     def dump(self) -> dict[str, Any]:
         """As written to servers.json: empty defaults left out, our keys by their JSON names."""
@@ -158,7 +157,7 @@ class ServersConfig:
         paths.ensure_private_dir(self.path.parent)
         raw = doc.model_dump(mode="json", by_alias=True, exclude={"servers"})
         raw["mcpServers"] = {name: e.dump() for name, e in doc.servers.items()}
-        _atomic_write(self.path, json.dumps(raw, indent=2, ensure_ascii=False) + "\n")
+        atomic_write(self.path, json.dumps(raw, indent=2, ensure_ascii=False) + "\n")
 
     def get(self, name: str) -> ServerEntry:
         doc = self.load()
@@ -175,7 +174,7 @@ def _plain(e: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str) -> None:
     """Temp file (0600 from mkstemp) then os.replace: a reader never sees half a file."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

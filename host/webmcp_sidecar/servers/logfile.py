@@ -78,8 +78,7 @@ class ServerLog:
         self._pid_seen.clear()
         self._eof.clear()
         self.tail.clear()
-        threading.Thread(target=self._pump, args=(r,), name=f"stderr:{self.path.stem}",
-                         daemon=True).start()
+        threading.Thread(target=self._pump, args=(r,), name=f"stderr:{self.path.stem}", daemon=True).start()
         return cast(TextIO, os.fdopen(w, "w"))
 
     def wait_pids(self, timeout: float) -> None:

@@ -10,6 +10,7 @@ and `timeout` apply at once.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from typing import Any
 import mcp.types as types
 
 from webmcp_sidecar import paths
-from webmcp_sidecar.servers.config import ServerConfigError, ServerEntry, ServersConfig
+from webmcp_sidecar.servers.config import ServerConfigError, ServerEntry, ServersConfig, atomic_write
 from webmcp_sidecar.servers.logfile import ServerLog
 from webmcp_sidecar.servers.runner import ProgressFn, Runner, ServerError, ServerStatus
 
@@ -35,8 +36,9 @@ def _connection(entry: ServerEntry) -> dict[str, Any]:
 
 
 class ServerManager:
-    def __init__(self, config_path: Path | None = None, log_dir: Path | None = None, *,
-                 idle_s: float = 300.0) -> None:
+    def __init__(
+        self, config_path: Path | None = None, log_dir: Path | None = None, *, idle_s: float = 300.0
+    ) -> None:
         self.config = ServersConfig(config_path)
         self.log_dir = Path(log_dir) if log_dir is not None else paths.log_dir() / "servers"
         self.idle_s = idle_s
@@ -61,8 +63,7 @@ class ServerManager:
             await runner.ensure()
             return {name: self._visible(runner)}
         names = [n for n, e in self._entries.items() if not e.disabled]
-        results = await asyncio.gather(*(self._runner(n).ensure() for n in names),
-                                       return_exceptions=True)
+        results = await asyncio.gather(*(self._runner(n).ensure() for n in names), return_exceptions=True)
         out: dict[str, list[types.Tool]] = {}
         for n, r in zip(names, results, strict=True):
             if isinstance(r, asyncio.CancelledError):
@@ -72,8 +73,15 @@ class ServerManager:
         self._watch_idle()
         return out
 
-    async def call(self, server: str, tool: str, args: dict[str, Any], *, timeout_s: float = 60,
-                   on_progress: ProgressFn | None = None) -> types.CallToolResult:
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        args: dict[str, Any],
+        *,
+        timeout_s: float = 60,
+        on_progress: ProgressFn | None = None,
+    ) -> types.CallToolResult:
         """Run one tool. A tool's own failure is a result with is_error; ServerError when the
         server cannot be reached, stopped during the call, or did not answer within the timeout
         (the server's `timeout`, when set, replaces `timeout_s`). Cancelling the awaiting task
@@ -91,14 +99,23 @@ class ServerManager:
 
     def status(self) -> list[ServerStatus]:
         self._sync()
+        return self._status()
+
+    def _status(self) -> list[ServerStatus]:
         out = []
         for name, entry in self._entries.items():
             r = self._runners.get(name)
-            out.append(ServerStatus(
-                name=name, kind=entry.kind, enabled=not entry.disabled,
-                state=r.state if r else "stopped", tools=len(self._visible(r)) if r else 0,
-                last_error=r.last_error if r else None, pid=r.pid if r else None,
-            ))
+            out.append(
+                ServerStatus(
+                    name=name,
+                    kind=entry.kind,
+                    enabled=not entry.disabled,
+                    state=r.state if r else "stopped",
+                    tools=len(self._visible(r)) if r else 0,
+                    last_error=r.last_error if r else None,
+                    pid=r.pid if r else None,
+                )
+            )
         return out
 
     @property
@@ -158,6 +175,7 @@ class ServerManager:
         return [t for t in r.tools if t.name not in off]
 
     def _changed(self, name: str) -> None:
+        save_status(self.log_dir, [s for s in self._status() if s.name in self._runners])
         if self.on_change is None:
             return
         try:
@@ -233,3 +251,26 @@ class ServerManager:
                 else:
                     wait = min(wait, max(left, 0.5))
             await asyncio.sleep(max(wait, 0.05))
+
+
+STATUS_FILE = "status.json"
+
+
+def save_status(log_dir: Path, statuses: list[ServerStatus]) -> None:
+    """The last known status, beside the logs, for `servers list` (another process) to show.
+    Merged by name: a manager writes only the servers it ran (last writer wins for those)."""
+    merged = load_status(log_dir) | {s.name: s for s in statuses}
+    data = json.dumps({"at": time.time(), "servers": [s.model_dump(mode="json") for s in merged.values()]})
+    try:
+        paths.ensure_private_dir(log_dir)
+        atomic_write(log_dir / STATUS_FILE, data + "\n")
+    except OSError:
+        pass  # only informative
+
+
+def load_status(log_dir: Path) -> dict[str, ServerStatus]:
+    try:
+        raw = json.loads((log_dir / STATUS_FILE).read_text(encoding="utf-8"))
+        return {s["name"]: ServerStatus.model_validate(s) for s in raw["servers"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}

@@ -135,8 +135,9 @@ async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[
 
 
 class Runner:
-    def __init__(self, name: str, entry: ServerEntry, log: ServerLog,
-                 on_change: Callable[[str], None]) -> None:
+    def __init__(
+        self, name: str, entry: ServerEntry, log: ServerLog, on_change: Callable[[str], None]
+    ) -> None:
         self.name, self.entry, self.log = name, entry, log
         self._on_change = on_change
         self.state: State = "stopped"
@@ -207,8 +208,11 @@ class Runner:
             async with AsyncExitStack() as stack:
                 transport = await self._transport(stack)
                 client = Client(
-                    _watched(transport, self._wake.set), mode="legacy", cache=None,
-                    message_handler=self._on_message, read_timeout_seconds=START_TIMEOUT_S,
+                    _watched(transport, self._wake.set),
+                    mode="legacy",
+                    cache=None,
+                    message_handler=self._on_message,
+                    read_timeout_seconds=START_TIMEOUT_S,
                     client_info=types.Implementation(name="webmcp-sidecar", version=__version__),
                 )
                 # No fail_after around this: the client's scopes must not nest in one we leave
@@ -275,8 +279,11 @@ class Runner:
         assert command is not None
         guard = guard_argv()
         params = StdioServerParameters(
-            command=guard[0], args=[*guard[1:], str(os.getpid()), "--", command, *entry.args],
-            env=env, cwd=entry.cwd, encoding_error_handler="replace",
+            command=guard[0],
+            args=[*guard[1:], str(os.getpid()), "--", command, *entry.args],
+            env=env,
+            cwd=entry.cwd,
+            encoding_error_handler="replace",
         )
         self.log.note(f"starting {entry.command} {' '.join(entry.args)}".rstrip())
         errlog = self.log.pipe()
@@ -352,14 +359,16 @@ class Runner:
 
     # --- calls ---------------------------------------------------------------------------------
 
-    async def call(self, tool: str, args: dict[str, Any], timeout_s: float,
-                   on_progress: ProgressFn | None) -> types.CallToolResult:
+    async def call(
+        self, tool: str, args: dict[str, Any], timeout_s: float, on_progress: ProgressFn | None
+    ) -> types.CallToolResult:
         client = await self.ensure()
         progress = None if on_progress is None else _Progress(on_progress)
         self.inflight += 1
         try:
-            return await client.call_tool(tool, args, read_timeout_seconds=timeout_s,
-                                          progress_callback=progress)
+            return await client.call_tool(
+                tool, args, read_timeout_seconds=timeout_s, progress_callback=progress
+            )
         except MCPError as e:
             if e.code == REQUEST_TIMEOUT:
                 raise ServerError(

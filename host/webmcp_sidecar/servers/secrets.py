@@ -26,6 +26,10 @@ def forget(entry: ServerEntry) -> None:
         keys.delete_secret(account)
 
 
+def forget_account(account: str) -> None:
+    keys.delete_secret(account)
+
+
 def resolve(name: str, entry: ServerEntry) -> tuple[dict[str, str], dict[str, str]]:
     """(env, headers) with every keyring reference replaced by its value.
 

@@ -1,0 +1,291 @@
+"""`webmcp-sidecar servers add|list|remove|test|enable|disable|import`: the local MCP servers the
+side panel's agent may use (servers.json; docs/SERVERS.md).
+
+Exit codes: 0 done; 1 `test` could not start the server or the keyring refused; 2 bad input (an
+unknown server, a bad name or value, a usage error). Messages go to stderr in plain words; a
+secret is never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from webmcp_sidecar.servers.config import ServersConfig
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sv = sub.add_parser("servers", help="your local MCP servers, for the side panel's agent")
+    ssub = sv.add_subparsers(dest="servers_cmd", required=True)
+    a = ssub.add_parser(
+        "add",
+        help="add a server: `add NAME -- COMMAND ARGS...` or `add NAME --url URL`",
+        description="Secrets (--secret-env, --secret-header) are asked for, or read one per line "
+        "from stdin when it is not a terminal, and kept in the OS keyring.",
+    )
+    a.add_argument("name")
+    a.add_argument("command", nargs="*", help="after `--`: the command and its arguments")
+    a.add_argument("--env", action="append", default=[], metavar="K=V", help="an environment variable")
+    a.add_argument(
+        "--secret-env",
+        action="append",
+        default=[],
+        metavar="K",
+        help="an environment variable whose value goes to the keyring",
+    )
+    a.add_argument("--cwd", help="the folder to start it in")
+    a.add_argument("--url", help="a remote server's address (Streamable HTTP unless --sse)")
+    a.add_argument("--header", action="append", default=[], metavar="K=V", help="an HTTP header")
+    a.add_argument(
+        "--secret-header",
+        action="append",
+        default=[],
+        metavar="K",
+        help="an HTTP header whose value goes to the keyring",
+    )
+    a.add_argument("--sse", action="store_true", help="the server speaks the older HTTP+SSE transport")
+    a.add_argument("--timeout", type=float, help="seconds a call may take (default: the caller's)")
+    a.add_argument("--replace", action="store_true", help="replace a server of that name")
+    ls = ssub.add_parser("list", help="the servers, with their last known status")
+    ls.add_argument("--json", action="store_true", help="as JSON")
+    r = ssub.add_parser("remove", help="remove a server (and its secrets from the keyring)")
+    r.add_argument("name")
+    t = ssub.add_parser("test", help="start a server, list its tools, stop it")
+    t.add_argument("name")
+    for cmd, verb in (("enable", "switch on"), ("disable", "switch off")):
+        e = ssub.add_parser(cmd, help=f"{verb} a server, or one of its tools")
+        e.add_argument("name")
+        e.add_argument("--tool", help=f"{verb} only this tool")
+    i = ssub.add_parser("import", help="copy the servers another MCP client has")
+    i.add_argument(
+        "--from",
+        dest="client",
+        required=True,
+        help="claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, zed, cline",
+    )
+    i.add_argument("--file", help="that client's config file, if not in its usual place")
+    i.add_argument("--replace", action="store_true", help="replace servers of the same name")
+
+
+def run(args: argparse.Namespace) -> int:
+    from webmcp_sidecar.servers import imports
+    from webmcp_sidecar.servers.config import ServerConfigError, ServersConfig
+    from webmcp_sidecar.servers.secrets import KeyringUnavailable
+
+    config = ServersConfig()
+    try:
+        return _COMMANDS[args.servers_cmd](config, args)
+    except (ServerConfigError, imports.ImportError_, ValueError) as e:
+        print(f"webmcp-sidecar servers {args.servers_cmd}: {e}", file=sys.stderr)
+        return 2
+    except KeyringUnavailable as e:
+        print(f"webmcp-sidecar servers {args.servers_cmd}: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"webmcp-sidecar servers {args.servers_cmd}: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+
+
+def _pairs(items: list[str], what: str) -> dict[str, str]:
+    out = {}
+    for item in items:
+        k, sep, v = item.partition("=")
+        if not sep or not k:
+            raise ValueError(f"{what} {item.split('=')[0]!r} needs the form NAME=VALUE.")
+        out[k] = v
+    return out
+
+
+def _read_secret(label: str) -> str:
+    if sys.stdin.isatty():
+        value = getpass.getpass(f"{label} (not shown): ")
+    else:
+        value = sys.stdin.readline().rstrip("\r\n")
+    if not value:
+        raise ValueError(f"No value was given for {label}: nothing was stored.")
+    return value
+
+
+def _add(config: ServersConfig, args: argparse.Namespace) -> int:
+    from webmcp_sidecar.servers import secrets
+    from webmcp_sidecar.servers.config import ServerConfigError, ServerEntry, check_name
+
+    name = check_name(args.name)
+    if bool(args.command) == bool(args.url):
+        raise ValueError("Give either a command (after `--`) or --url, not both.")
+    doc = config.load()
+    if name in doc.servers and not args.replace:
+        raise ServerConfigError(f"A server named {name!r} exists: remove it first, or use --replace.")
+    data: dict[str, Any] = {"env": _pairs(args.env, "--env"), "headers": _pairs(args.header, "--header")}
+    if args.url:
+        data["url"] = args.url
+        if args.sse:
+            data["transport"] = "sse"
+    else:
+        data["command"], data["args"] = args.command[0], args.command[1:]
+        if args.cwd:
+            data["cwd"] = str(Path(args.cwd).expanduser().resolve())
+    if args.timeout is not None:
+        data["timeout"] = args.timeout
+    entry = ServerEntry.model_validate(data)  # checked before anything is asked or stored
+    if args.secret_env or args.secret_header:
+        from webmcp_sidecar.agent import keys
+
+        keys.backend()  # say "no keyring" before asking for a secret
+    old = doc.servers.get(name)
+    for k in args.secret_env:
+        entry.env[k] = secrets.store(name, "env", k, _read_secret(f"Value of {k} for {name}"))
+    for k in args.secret_header:
+        entry.headers[k] = secrets.store(name, "header", k, _read_secret(f"Header {k} for {name}"))
+    doc.servers[name] = entry
+    config.save(doc)
+    if old is not None:
+        for account in set(old.refs()) - set(entry.refs()):
+            secrets.forget_account(account)
+    where = entry.url or " ".join([entry.command or "", *entry.args])
+    print(f"Added {name} ({entry.kind}: {where}). `webmcp-sidecar servers test {name}` tries it.")
+    return 0
+
+
+def _list(config: ServersConfig, args: argparse.Namespace) -> int:
+    from webmcp_sidecar import paths
+    from webmcp_sidecar.servers.manager import load_status
+
+    doc = config.load()
+    known = load_status(paths.log_dir() / "servers")
+    rows: list[dict[str, Any]] = []
+    for name, e in doc.servers.items():
+        st = known.get(name)
+        rows.append(
+            {
+                "name": name,
+                "kind": e.kind,
+                "enabled": not e.disabled,
+                "state": st.state if st else "stopped",
+                "tools": st.tools if st else None,
+                "last_error": st.last_error if st else None,
+                "disabledTools": e.disabled_tools,
+                "target": e.url or " ".join([e.command or "", *e.args]),
+            }
+        )
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    if not rows:
+        print(
+            "No servers. Add one with `webmcp-sidecar servers add NAME -- COMMAND ARGS...`, or "
+            "`webmcp-sidecar servers import --from claude-desktop`."
+        )
+        return 0
+    for row in rows:
+        state = row["state"] if row["enabled"] else "disabled"
+        tools = f", {row['tools']} tools" if row["tools"] is not None and row["state"] == "running" else ""
+        off = f", off: {', '.join(row['disabledTools'])}" if row["disabledTools"] else ""
+        print(f"{row['name']}  {row['kind']}  {state}{tools}{off}  {row['target']}")
+        if row["last_error"]:
+            print(f"    last error: {row['last_error']}")
+    return 0
+
+
+def _remove(config: ServersConfig, args: argparse.Namespace) -> int:
+    from webmcp_sidecar.servers import secrets
+
+    doc = config.load()
+    entry = config.get(args.name)
+    del doc.servers[args.name]
+    config.save(doc)
+    try:
+        secrets.forget(entry)
+    except secrets.KeyringUnavailable as e:
+        print(f"(its secrets stay in the keyring: {e})", file=sys.stderr)
+    print(f"Removed {args.name}.")
+    return 0
+
+
+def _test(config: ServersConfig, args: argparse.Namespace) -> int:
+    import anyio
+
+    from webmcp_sidecar.servers.manager import ServerError, ServerManager
+
+    entry = config.get(args.name)
+    if entry.disabled:
+        raise ValueError(f"{args.name} is switched off: `webmcp-sidecar servers enable {args.name}` first.")
+
+    async def go() -> int:
+        manager = ServerManager(config.path)
+        try:
+            tools = (await manager.tools(args.name))[args.name]
+        except ServerError as e:
+            print(f"{args.name}: {e}", file=sys.stderr)
+            return 1
+        finally:
+            await manager.aclose()
+        hidden = entry.disabled_tools
+        print(f"{args.name} works: {len(tools)} tool{'' if len(tools) == 1 else 's'}.")
+        for t in tools:
+            first = (t.description or "").strip().splitlines()[0:1]
+            print(f"  {t.name}" + (f": {first[0][:100]}" if first else ""))
+        if hidden:
+            print(f"  (switched off: {', '.join(hidden)})")
+        return 0
+
+    return anyio.run(go)
+
+
+def _enable(config: ServersConfig, args: argparse.Namespace) -> int:
+    on = args.servers_cmd == "enable"
+    doc = config.load()
+    entry = config.get(args.name)
+    if args.tool:
+        off = [t for t in entry.disabled_tools if t != args.tool]
+        entry.disabled_tools = off if on else [*off, args.tool]
+        what = f"{args.name}'s tool {args.tool}"
+    else:
+        entry.disabled = not on
+        what = args.name
+    doc.servers[args.name] = entry
+    config.save(doc)
+    print(f"{'Enabled' if on else 'Disabled'} {what}.")
+    return 0
+
+
+def _import(config: ServersConfig, args: argparse.Namespace) -> int:
+    from webmcp_sidecar.servers import imports, secrets
+
+    found = imports.scan(args.client, Path(args.file).expanduser() if args.file else None)
+    doc = config.load()
+    added = []
+    for skipped in found.skipped:
+        print(f"Skipped {skipped}.", file=sys.stderr)
+    for f in found.found:
+        if f.name in doc.servers and not args.replace:
+            print(f"Skipped {f.name}: a server of that name exists (--replace replaces it).", file=sys.stderr)
+            continue
+        for k, v in f.secrets_env.items():
+            f.entry.env[k] = secrets.store(f.name, "env", k, v)
+        for k, v in f.secrets_headers.items():
+            f.entry.headers[k] = secrets.store(f.name, "header", k, v)
+        doc.servers[f.name] = f.entry
+        kept = len(f.secrets_env) + len(f.secrets_headers)
+        extra = [x for x in (f.note, f"{kept} secrets to the keyring" if kept else "") if x]
+        added.append(f.name + (f" ({'; '.join(extra)})" if extra else ""))
+    if not added:
+        print(f"Nothing imported from {found.path}.")
+        return 0
+    config.save(doc)
+    print(f"Imported from {found.path}: {', '.join(added)}.")
+    return 0
+
+
+_COMMANDS = {
+    "add": _add, "list": _list, "remove": _remove, "test": _test, "enable": _enable,
+    "disable": _enable, "import": _import,
+}  # fmt: skip
