@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 import anyio.abc
@@ -43,8 +43,20 @@ from mcp_types import CONNECTION_CLOSED
 from mcp_types.methods import serialize_server_result
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-if TYPE_CHECKING:
-    from webmcp_sidecar.mcp_server.server import Entry
+
+class _Clients(Protocol):
+    def note_client(self, name: str | None) -> None: ...
+
+
+class Entry(Protocol):
+    """What the lane needs of `server.Entry` (a protocol: server.py imports this module)."""
+
+    @property
+    def browser(self) -> _Clients: ...
+
+    def site_ref(self, name: str) -> Any | None: ...
+
+    def call_site(self, ref: Any, args: dict[str, Any]) -> Awaitable[Any]: ...
 
 log = logging.getLogger(__name__)
 
