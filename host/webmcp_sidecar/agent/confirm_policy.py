@@ -26,7 +26,7 @@ from webmcp_sidecar.agent.toolset import ToolSpec
 # Any other browser tool may (a click on a link, Enter in a form, navigate, back): after one,
 # what the tab shows may be another site's, so its results count as of unknown site.
 _KEEPS_PAGE = frozenset({"snapshot", "page_text", "screenshot", "wait_for", "hover", "scroll",
-                         "upload_file", "reload", "tabs"})
+                         "upload_file", "reload", "tabs", "skill_draft"})
 
 
 @dataclass(frozen=True)
