@@ -12,6 +12,7 @@ import argparse
 import getpass
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +20,27 @@ if TYPE_CHECKING:
     from webmcp_sidecar.servers.config import ServersConfig
 
 
+class _CommandAfterDashes(argparse.ArgumentParser):
+    """Everything after the first `--` is the server's command line, given as is (argparse
+    alone would take it only when no option came between NAME and `--`)."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        args = list(args or [])
+        tail: list[str] = []
+        if "--" in args:
+            i = args.index("--")
+            args, tail = args[:i], args[i + 1 :]
+        ns, extra = super().parse_known_args(args, namespace)
+        if getattr(ns, "command", None) is not None:
+            ns.command = [*ns.command, *tail]
+        return ns, extra
+
+
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sv = sub.add_parser("servers", help="your local MCP servers, for the side panel's agent")
-    ssub = sv.add_subparsers(dest="servers_cmd", required=True)
+    ssub = sv.add_subparsers(dest="servers_cmd", required=True, parser_class=_CommandAfterDashes)
     a = ssub.add_parser(
         "add",
         help="add a server: `add NAME -- COMMAND ARGS...` or `add NAME --url URL`",

@@ -1,0 +1,144 @@
+"""servers.json models and file handling, and importing other clients' configs (no keyring:
+entries without secrets; tests/unit/test_servers_keyring.py has the secrets)."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+
+from webmcp_sidecar.servers import imports
+from webmcp_sidecar.servers.config import (
+    SecretRef,
+    ServerConfigError,
+    ServerEntry,
+    ServersConfig,
+    check_name,
+    safe_name,
+)
+
+
+def test_entries_are_stdio_or_remote_and_keep_unknown_keys():
+    e = ServerEntry.model_validate({"command": "npx", "args": ["-y", "x"], "type": "stdio"})
+    assert e.kind == "stdio" and e.dump() == {"command": "npx", "args": ["-y", "x"], "type": "stdio"}
+    assert ServerEntry.model_validate({"url": "https://h/mcp"}).kind == "http"
+    assert ServerEntry.model_validate({"url": "http://h/sse", "transport": "sse"}).kind == "sse"
+    for bad in (
+        {},
+        {"command": "x", "url": "https://h"},
+        {"url": "file:///etc/passwd"},
+        {"command": "x", "timeout": -1},
+        {"command": "x", "env": {"K": {"keyring": ""}}},
+    ):
+        with pytest.raises(ValueError):
+            ServerEntry.model_validate(bad)
+    ref = ServerEntry.model_validate({"command": "x", "env": {"T": {"keyring": "server:a:env:T"}, "P": "1"}})
+    assert ref.env["T"] == SecretRef(keyring="server:a:env:T") and ref.refs() == ["server:a:env:T"]
+    e = ServerEntry.model_validate({"command": "x", "disabledTools": ["a"]})
+    assert e.disabled_tools == ["a"] and e.dump()["disabledTools"] == ["a"]
+
+
+def test_names():
+    assert check_name("files") == "files" and check_name("my_db-2") == "my_db-2"
+    for bad in ("", "a__b", "-x", "a b", "x" * 41, "webmcp-sidecar", "ü"):
+        with pytest.raises(ServerConfigError):
+            check_name(bad)
+    assert (
+        safe_name("My Server!") == "My-Server" and safe_name("a__b") == "a_b" and safe_name("!!") == "server"
+    )
+
+
+def test_save_is_private_and_round_trips(tmp_path):
+    cfg = ServersConfig(tmp_path / "conf" / "servers.json")
+    doc = cfg.load()
+    assert doc.servers == {}
+    doc.servers["a"] = ServerEntry.model_validate({"command": "x", "args": ["1"], "extra": {"k": 1}})
+    cfg.save(doc)
+    assert stat.S_IMODE(cfg.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(cfg.path.parent.stat().st_mode) == 0o700
+    raw = json.loads(cfg.path.read_text())
+    assert raw == {"mcpServers": {"a": {"command": "x", "args": ["1"], "extra": {"k": 1}}}}
+    assert cfg.get("a").args == ["1"]
+    with pytest.raises(ServerConfigError, match="No server named 'b'"):
+        cfg.get("b")
+    cfg.path.write_text('{"mcpServers": {"a": {}}}')
+    with pytest.raises(ServerConfigError, match="not a valid servers file"):
+        cfg.load()
+
+
+CLAUDE_DESKTOP = """{
+  // Claude Desktop tolerates comments? We read JSONC anyway.
+  "mcpServers": {
+    "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
+    "My DB": {"command": "uvx", "args": ["mcp-server-sqlite"], "env": {"DB_PATH": "/x.db", "LOG": "1"}},
+    "remote": {"url": "https://example.com/mcp", "type": "http"},
+    "webmcp-sidecar": {"command": "/opt/webmcp-sidecar/webmcp-sidecar", "args": ["mcp"]},
+    "sidecar-again": {"command": "python", "args": ["-m", "webmcp_sidecar", "mcp"]},
+    "broken": {"args": ["nothing to run"]}
+  },
+  "globalShortcut": "Ctrl+Space"
+}"""
+
+
+def test_import_from_a_claude_desktop_file(tmp_path):
+    path = tmp_path / "claude_desktop_config.json"
+    path.write_text(CLAUDE_DESKTOP)
+    scan = imports.scan("claude-desktop", path)
+    found = {f.name: f for f in scan.found}
+    assert set(found) == {"filesystem", "My-DB", "remote"}
+    assert found["My-DB"].note == "renamed from 'My DB'"
+    assert found["My-DB"].entry.env == {"DB_PATH": "/x.db", "LOG": "1"} and not found["My-DB"].secrets_env
+    assert found["remote"].entry.kind == "http"
+    assert found["filesystem"].entry.args[-1] == "/tmp"
+    skipped = " | ".join(scan.skipped)
+    assert "webmcp-sidecar: WebMCP Sidecar itself" in skipped
+    assert "sidecar-again: WebMCP Sidecar itself" in skipped and "broken:" in skipped
+
+
+def test_import_shapes_of_other_clients(tmp_path):
+    zed = tmp_path / "zed.json"
+    zed.write_text(
+        json.dumps(
+            {
+                "context_servers": {
+                    "git": {
+                        "source": "custom",
+                        "command": {"path": "mcp-git", "args": ["--repo", "."], "env": {}},
+                    }
+                }
+            }
+        )
+    )
+    assert imports.scan("zed", zed).found[0].entry.command == "mcp-git"
+    ws = tmp_path / "windsurf.json"
+    ws.write_text(json.dumps({"mcpServers": {"r": {"serverUrl": "https://h/sse", "type": "sse"}}}))
+    assert imports.scan("windsurf", ws).found[0].entry.kind == "sse"
+    codex = tmp_path / "config.toml"
+    codex.write_text('[mcp_servers.time]\ncommand = "uvx"\nargs = ["mcp-server-time"]\n')
+    assert imports.scan("codex", codex).found[0].entry.args == ["mcp-server-time"]
+    vs = tmp_path / "mcp.json"
+    vs.write_text(
+        json.dumps(
+            {
+                "servers": {
+                    "gh": {
+                        "type": "http",
+                        "url": "https://h/mcp",
+                        "headers": {"Authorization": "${input:tok}"},
+                    }
+                }
+            }
+        )
+    )
+    gh = imports.scan("vscode", vs).found[0]
+    assert gh.entry.headers == {"Authorization": "${input:tok}"} and not gh.secrets_headers  # a placeholder
+    with pytest.raises(imports.ImportError_, match="is not at"):
+        imports.scan("cursor", tmp_path / "none.json")
+    with pytest.raises(imports.ImportError_, match="unknown MCP client"):
+        imports.scan("notepad", vs)
+
+
+def test_secret_looking_values_are_set_apart():
+    assert imports.looks_secret("GITHUB_TOKEN", "ghp_x") and imports.looks_secret("Authorization", "Bearer x")
+    assert not imports.looks_secret("API_KEY", "${env:KEY}") and not imports.looks_secret("PATH", "/bin")
