@@ -3,7 +3,7 @@
 // Inspector's calls, run straight to the page (no host needed). routes.js decides which message
 // comes here; each function below does what one route asks, cheaply when no panel is open.
 
-import { callerOf, OpLog } from '../lib/oplog.js';
+import { callerOf, OpLog, SERVER_SITE, serverCaller } from '../lib/oplog.js';
 import { DEFAULT_MAX_BYTES, PANEL_PORT_NAME } from '../lib/protocol.js';
 import { takeRecord } from './skill-recorder.js';
 
@@ -139,6 +139,25 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
       const entry = oplog.finish(msg.id, msg, performance.now(), takeRecord(msg.id));
       if (entry && panels.size) broadcast({ type: 'oplog', entry });
       return entry;
+    },
+
+    /**
+     * `agent_server_call`: a call of one of the user's local MCP servers, run by the host for
+     * the agent or the Inspector; its `start` opens a log entry (site `mcp:<server>`), its `end`
+     * closes it. The host's ids are `s.N`; anything else is not ours to log.
+     */
+    serverCall(raw) {
+      if (typeof raw?.id !== 'string' || !raw.id.startsWith('s.') || typeof raw.server !== 'string') return;
+      let entry;
+      if (raw.phase === 'start') {
+        entry = oplog.start(raw.id, serverCaller(raw.caller), `${SERVER_SITE}${raw.server}`, raw.tool, raw.args ?? {},
+          Date.now(), performance.now());
+      } else if (raw.phase === 'end') {
+        const value = typeof raw.value === 'string' ? raw.value : null;
+        entry = oplog.finish(raw.id, { ok: raw.ok === true, value, error: raw.error ?? null }, performance.now(), null,
+          typeof raw.ms === 'number' ? raw.ms : null);
+      }
+      if (entry && panels.size) broadcast({ type: 'oplog', entry });
     },
 
     /** True when the result answers an Inspector call: it goes to that panel, not the host. */

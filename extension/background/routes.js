@@ -86,6 +86,9 @@ export function createRoutes(w) {
     agent_event: ['panel-bridge.js', toPanels],
     agent_error: ['panel-bridge.js', toPanels],
     agent_skills: ['panel-bridge.js', toPanels],
+    agent_servers: ['panel-bridge.js', toPanels],
+    // Local MCP servers' calls (the host runs them): the operation log only.
+    agent_server_call: ['panel-bridge.js', (raw) => panel.serverCall(raw)],
     // The link itself.
     host_hello: ['native-link.js, panel-bridge.js', checked((m) => {
       link.hostHello(m); // another protocol: no call is routed (routeHost), the panels say why

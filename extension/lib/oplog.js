@@ -40,6 +40,18 @@ export function callerOf(id, sessions) {
   return { kind: 'mcp', label: client ? `MCP: ${client}` : 'MCP client' };
 }
 
+/** The `site` of a local MCP server's calls in the log: `mcp:<server>`. */
+export const SERVER_SITE = 'mcp:';
+
+/**
+ * Who made a local MCP server's call (the host's `agent_server_call` names it).
+ * @param {unknown} caller 'agent' | 'inspector'
+ * @returns {Caller}
+ */
+export function serverCaller(caller) {
+  return caller === 'inspector' ? { kind: 'inspector', label: 'Inspector' } : { kind: 'agent', label: 'Side panel agent' };
+}
+
 const cut = (s, max) => (typeof s === 'string' && s.length > max
   ? `${s.slice(0, max)}… (${s.length - max} more characters)` : s);
 const cap = (s) => cut(s, MAX_LOGGED_CHARS);
@@ -156,13 +168,16 @@ export class OpLog {
    * @param {{ok: boolean, value?: string|null, error?: {code: string, message: string}|null}} result
    * @param {number} mono
    * @param {any} [rec] a browser call's record (skill-recorder.js), kept as `entry.rec`
+   * @param {number|null} [ms] the call's duration as its runner measured it
    * @returns {Entry|null}
    */
-  finish(id, result, mono, rec = null) {
+  finish(id, result, mono, rec = null, ms = null) {
     const entry = this.running.get(id);
     if (!entry) return null;
     this.running.delete(id);
-    entry.ms = Math.round((mono - (entry._t0 ?? mono)) * 10) / 10;
+    // A duration measured where the call ran (the host, for local servers) is the truer one.
+    entry.ms = typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? Math.round(ms * 10) / 10
+      : Math.round((mono - (entry._t0 ?? mono)) * 10) / 10;
     if (result.ok) {
       entry.state = 'ok';
       entry.value = logValue(entry.site, entry.tool, result.value ?? 'undefined');

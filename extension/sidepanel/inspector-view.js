@@ -1,5 +1,7 @@
 // The Tool Inspector: every site's tools, their schema, a form built from the schema to call
-// one by hand (through the worker straight to the page), and the raw result.
+// one by hand (through the worker straight to the page), and the raw result. The user's local
+// MCP servers' tools come after the sites' (section `mcp:<server>`, badge `mcp: <server>`),
+// called through the host (servers-view.js `call`).
 
 import { formModel, initialRaw, toArgs } from '../lib/schema-form.js';
 import { fmtMs, h, pretty } from './dom.js';
@@ -32,8 +34,11 @@ export class InspectorView {
     // Sites with tools, and sites whose every tool was left out (their notice says why).
     const sites = { ...tools };
     for (const [site, i] of Object.entries(info)) if (i.notices?.length && !(site in sites)) sites[site] = [];
+    // Local servers' tools, keyed `mcp:<server>` (no site name has a colon before a non-port).
+    for (const [server, list] of Object.entries(this.app.servers?.serverTools() ?? {})) sites[`${SERVER}${server}`] = list;
     const target = this.app.targetSite();
-    const names = Object.keys(sites).sort((a, b) => (a === target ? -1 : b === target ? 1 : a.localeCompare(b)));
+    const rank = (s) => (s === target ? 0 : s.startsWith(SERVER) ? 2 : 1);
+    const names = Object.keys(sites).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
     for (const [site, section] of this.sections) {
       if (!(site in sites)) {
         section.remove();
@@ -72,6 +77,13 @@ export class InspectorView {
 
   /** @param {string} site @param {any[]} tools @param {{scheme: string, notices: string[]}} [info] */
   site(site, tools, info) {
+    if (site.startsWith(SERVER)) {
+      const server = site.slice(SERVER.length);
+      return h('section', { class: 'site server-tools', 'data-site': site, 'data-server': server },
+        h('h3', {}, h('span', {}, h('span', { class: 'muted scheme', text: 'local MCP server ' }), server),
+          h('span', { class: 'muted count', text: `${tools.length} tool${tools.length === 1 ? '' : 's'}` })),
+        tools.map((t) => this.tool(site, t, server)));
+    }
     // Sites are named host[:port]; the scheme says whether its tools come from https pages.
     const scheme = info?.scheme === 'https' ? 'https' : info ? 'http' : '';
     return h('section', { class: 'site', 'data-site': site, 'data-scheme': scheme },
@@ -88,7 +100,8 @@ export class InspectorView {
       tools.map((t) => this.tool(site, t)));
   }
 
-  tool(site, tool) {
+  /** @param {string} site @param {any} tool @param {string|null} [server] a local MCP server's tool */
+  tool(site, tool, server = null) {
     const model = formModel(tool.inputSchema ?? { type: 'object', properties: {} });
     const raw = { value: initialRaw(model) };
     const readOnly = tool.annotations?.readOnlyHint === true;
@@ -131,13 +144,16 @@ export class InspectorView {
       this.waiting.set(req, { result, callBtn });
       callBtn.disabled = true;
       result.replaceChildren(h('div', { class: 'muted', text: 'Calling…' }));
-      this.app.send({ type: 'inspect_call', req, site, tool: tool.name, args });
+      if (server) {
+        void this.app.servers?.call(server, tool.name, args).then((r) => this.onResult({ req, ...r }));
+      } else this.app.send({ type: 'inspect_call', req, site, tool: tool.name, args });
     };
     const search = `${site} ${tool.name} ${tool.title ?? ''} ${tool.description ?? ''}`.toLowerCase();
     return h('details', { class: 'tool-block', 'data-tool': tool.name, 'data-search': search },
       h('summary', {},
         h('span', { class: 'tool-name', text: tool.name }),
-        h('span', { class: `badge src-${tool.source}`, title: SOURCE_HELP[tool.source] ?? '', text: tool.source }),
+        server ? h('span', { class: 'badge src-mcp', title: `a tool of your local MCP server ${server}, run by the host`, text: `mcp: ${server}` })
+          : h('span', { class: `badge src-${tool.source}`, title: SOURCE_HELP[tool.source] ?? '', text: tool.source }),
         h('span', { class: `badge ${readOnly ? 'ro' : 'rw'}`, text: readOnly ? 'read-only' : 'changes things' })),
       h('div', { class: 'tool-body' },
         tool.title && tool.title !== tool.name ? h('p', { class: 'tool-title', text: tool.title }) : null,
@@ -227,6 +243,8 @@ export class InspectorView {
     );
   }
 }
+
+const SERVER = 'mcp:';
 
 const SOURCE_HELP = {
   native: "the browser's own WebMCP (document.modelContext)",

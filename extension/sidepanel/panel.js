@@ -1,4 +1,4 @@
-// The side panel: one port to the service worker (`webmcp-panel`), six views. The worker
+// The side panel: one port to the service worker (`webmcp-panel`), seven views. The worker
 // relays `panel_*` messages to the host and hands back its `agent_*` messages; the Inspector
 // and the operation log live in the worker itself, so they work without the host.
 
@@ -8,6 +8,7 @@ import { ChatView } from './chat-view.js';
 import { h, one } from './dom.js';
 import { InspectorView } from './inspector-view.js';
 import { LogView } from './log-view.js';
+import { ServersView } from './servers-view.js';
 import { SessionsView } from './sessions-view.js';
 import { SettingsView } from './settings-view.js';
 import { SkillsView } from './skills-view.js';
@@ -26,6 +27,11 @@ export const app = {
   /** @param {any} msg */
   send(msg) {
     if (!app.port) return false;
+    if (msg?.type === 'panel_chat' && !('servers' in msg)) {
+      // The local MCP servers this conversation uses (the Servers view keeps the choice).
+      const servers = views.servers.forChat(msg.conversation_id ?? null);
+      if (servers) msg = { ...msg, servers };
+    }
     try {
       app.port.postMessage(msg);
       return true;
@@ -39,6 +45,12 @@ export const app = {
   siteTools(site) {
     return (site && app.status?.sites?.[site]) || [];
   },
+  /** @returns {string|null} the conversation the chat shows (null: a new one) */
+  conversationId() {
+    return views.chat.chat.conversationId ?? null;
+  },
+  /** @type {ServersView|null} the user's local MCP servers (the Inspector lists their tools) */
+  servers: null,
 };
 
 const views = {
@@ -47,8 +59,12 @@ const views = {
   log: new LogView(one('#view-log'), app, one('#log-count')),
   sessions: new SessionsView(one('#view-sessions')),
   skills: new SkillsView(one('#view-skills'), app),
+  servers: new ServersView(one('#view-servers'), app),
   settings: new SettingsView(one('#view-settings'), app),
 };
+
+app.servers = views.servers;
+views.servers.listeners.add(() => views.inspector.update());
 
 // --- the port ------------------------------------------------------------------------------
 
@@ -78,6 +94,7 @@ function onMessage(msg) {
       views.settings.showConnection();
       views.chat.showTarget();
       views.skills.statusChanged();
+      views.servers.statusChanged();
       // The host just came (back): ask it for the agent's state.
       if (msg.connected && !wasConnected && !views.settings.state) app.send({ type: 'panel_hello' });
       if (!msg.connected && msg.state === 'disconnected') views.chat.hostLost();
@@ -94,10 +111,13 @@ function onMessage(msg) {
       return;
     case 'agent_keys': return views.settings.onKeys(msg);
     case 'agent_skills': return views.skills.onAnswer(msg);
+    case 'agent_servers': return views.servers.onAnswer(msg);
     case 'agent_conversation':
       views.settings.onConversations(msg.conversations);
       return views.chat.setConversation(msg.conversation, msg.conversations);
-    case 'agent_event': return views.chat.onEvent(msg);
+    case 'agent_event':
+      views.chat.onEvent(msg);
+      return views.servers.onChatEvent(msg); // progress on the card, after the card exists
     case 'agent_error':
       if (msg.about === 'key' || msg.about === 'settings') return views.settings.onError(msg);
       return views.chat.onError(msg);
@@ -156,7 +176,7 @@ chrome.tabs.onRemoved.addListener(scheduleTarget);
 chrome.tabs.onUpdated.addListener((_id, info) => { if (info.url || info.title || info.status) scheduleTarget(); });
 chrome.windows?.onFocusChanged?.addListener(scheduleTarget);
 
-// --- tabs (keyboard: arrows within the tab list, Alt+1..6 anywhere) --------------------------
+// --- tabs (keyboard: arrows within the tab list, Alt+1..7 anywhere) --------------------------
 
 const tabButtons = [.../** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('[role="tab"]'))];
 

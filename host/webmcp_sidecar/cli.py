@@ -106,9 +106,10 @@ def _run_host(origin: str) -> int:
     # `agent.port.HostPort`, and its hook is light (the agent loads on first panel use).
     from webmcp_sidecar.agent.hook import install as install_agent
     from webmcp_sidecar.native_host.process import main as host_main
+    from webmcp_sidecar.native_host.servers_link import install as install_servers
     from webmcp_sidecar.native_host.skills_link import install as install_skills
 
-    return host_main(origin, plugins=[install_agent, install_skills])
+    return host_main(origin, plugins=[install_agent, install_skills, install_servers])
 
 
 def _run_mcp(args: argparse.Namespace) -> int:

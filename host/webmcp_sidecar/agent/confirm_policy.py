@@ -11,6 +11,12 @@ A site tool counts as read-only only when its page says `readOnlyHint` and not `
 
 Uploads of local files are asked for in every mode, auto included.
 
+Local MCP servers' tools (origin "mcp"): their hints are the user's own server's, so
+`readOnlyHint` skips the card; any other tool is asked about in confirm mode, with a stronger
+word when the server does not say `destructiveHint: false` (MCP's default is destructive). Their
+results count as data from `mcp:<server>`: a page's read-only tool is asked about once a local
+file (or whatever the server gave) is in the conversation.
+
 Pure: the loop feeds it the spec, the mode and the conversation so far.
 """
 
@@ -21,6 +27,8 @@ from dataclasses import dataclass
 
 from webmcp_sidecar.agent.history import UNKNOWN_SITE, Message
 from webmcp_sidecar.agent.toolset import ToolSpec
+
+MCP_SOURCE = "mcp:"  # data_from of a local MCP server's results: `mcp:<server>`
 
 # Browser tools that never take the tab to another page (reading, pointing, scrolling, files).
 # Any other browser tool may (a click on a link, Enter in a form, navigate, back): after one,
@@ -47,16 +55,27 @@ def decide(spec: ToolSpec, mode: str, carried: set[str]) -> Decision:
     if mode != "confirm":
         return Decision(False)
     if not spec.read_only:
+        if spec.origin == "mcp" and spec.destructive:
+            return Decision(True, f"Your local server {spec.server} does not say this tool is safe: "
+                            "it may delete or overwrite things.")
         return Decision(True)
     if spec.origin == "page":
         others = sorted(carried - {spec.site})
         if others:
-            shown = ["a page of unknown site" if s == UNKNOWN_SITE else s for s in others[:3]]
+            shown = [_source_words(s) for s in others[:3]]
             names = ", ".join(shown) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
             return Decision(True, f"{spec.site} says this tool only reads, but that is the page's "
                             f"own claim, and this conversation holds data from {names}: running it "
                             f"could hand that data to {spec.site}.")
     return Decision(False)
+
+
+def _source_words(source: str) -> str:
+    if source == UNKNOWN_SITE:
+        return "a page of unknown site"
+    if source.startswith(MCP_SOURCE):
+        return f"your local server {source[len(MCP_SOURCE):]}"
+    return source
 
 
 def moves_tab(spec: ToolSpec) -> bool:
@@ -71,4 +90,6 @@ def data_source(spec: ToolSpec, tab_site: str | None, tab_moved: bool) -> str | 
         return spec.site or UNKNOWN_SITE
     if spec.origin == "browser":
         return UNKNOWN_SITE if tab_moved or not tab_site else tab_site
+    if spec.origin == "mcp":
+        return f"{MCP_SOURCE}{spec.server}"
     return None

@@ -60,6 +60,9 @@ class PanelChat(_Model):
     text: Annotated[str, Field(min_length=1, max_length=50_000)]
     site: str | None = None
     tab: TabInfo | None = None
+    # The local MCP servers in play in this conversation (the panel keeps the choice per
+    # conversation): None = every enabled server, [] = none.
+    servers: Annotated[list[Annotated[str, Field(max_length=40)]], Field(max_length=200)] | None = None
 
 
 class PanelStop(_Model):
@@ -104,9 +107,24 @@ class PanelSkills(_Model):
     text: Annotated[str, Field(max_length=256 * 1024)] | None = None  # a skill file's text
 
 
+class PanelServers(_Model):
+    """The Servers view and the Inspector use the user's local MCP servers (docs/SERVERS.md); one
+    `agent_servers` answers. `list`: their status; `tools`: their enabled tools (starts them);
+    `enable`/`disable`: a server, or one of its tools (`tool`); `restart`; `call`: run `tool` of
+    `server` with `args` by hand (the Inspector). Handled by the host's servers plugin
+    (native_host/servers_link.py), not by the agent."""
+
+    type: Literal["panel_servers"] = "panel_servers"
+    id: Annotated[str, Field(min_length=1, max_length=100)]
+    op: Literal["list", "tools", "enable", "disable", "restart", "call"]
+    server: Annotated[str, Field(max_length=40)] | None = None
+    tool: Annotated[str, Field(max_length=256)] | None = None
+    args: dict[str, Any] | None = None
+
+
 PanelMessage = Annotated[
     PanelHello | PanelSettings | PanelKey | PanelChat | PanelStop | PanelConfirm | PanelOpen
-    | PanelNew | PanelDelete | PanelSkills,
+    | PanelNew | PanelDelete | PanelSkills | PanelServers,
     Field(discriminator="type"),
 ]
 panel_message: TypeAdapter[PanelMessage] = TypeAdapter(PanelMessage)
@@ -202,6 +220,16 @@ class ToolResultEvent(_Model):
     ms: float | None = None
 
 
+class ProgressEvent(_Model):
+    """A running tool's progress (a local MCP server's `notifications/progress`), for its card."""
+
+    kind: Literal["progress"] = "progress"
+    call_id: str
+    progress: float
+    total: float | None = None
+    message: Annotated[str, Field(max_length=500)] | None = None
+
+
 class NoticeEvent(_Model):
     kind: Literal["notice"] = "notice"
     text: str
@@ -228,8 +256,8 @@ class TurnEnd(_Model):
 
 
 AgentEventBody = Annotated[
-    TurnStart | TextDelta | ToolCallEvent | ConfirmEvent | ToolResultEvent | NoticeEvent
-    | ErrorEvent | TurnEnd,
+    TurnStart | TextDelta | ToolCallEvent | ConfirmEvent | ToolResultEvent | ProgressEvent
+    | NoticeEvent | ErrorEvent | TurnEnd,
     Field(discriminator="kind"),
 ]
 
@@ -295,6 +323,60 @@ class AgentSkills(_Model):
     text: str | None = None
     problems: list[str] | None = None
     error: str | None = None
+
+
+class ServerInfo(_Model):
+    """One configured local MCP server as the Servers view shows it."""
+
+    name: str
+    kind: Literal["stdio", "http", "sse"]
+    enabled: bool
+    state: str  # stopped, starting, running, crashed, failed
+    tools: int = 0
+    last_error: str | None = None  # plain words
+    disabled_tools: list[str] = Field(default_factory=list)
+
+
+class ServerCallOutcome(_Model):
+    """An Inspector call's outcome, shaped like a page call's `result` (`value` is the
+    CallToolResult as JSON text)."""
+
+    ok: bool
+    value: str | None = None
+    error: dict[str, str] | None = None  # {code, message}
+    ms: float | None = None
+
+
+class AgentServers(_Model):
+    """The answer to `panel_servers` `id`, or (no `id`) the servers' state pushed when it changed:
+    `servers` (list and every change), `tools` (server -> its enabled tools as MCP `tools/list`
+    gives them), `result` (call)."""
+
+    type: Literal["agent_servers"] = "agent_servers"
+    id: str | None = None
+    ok: bool = True
+    servers: list[ServerInfo] | None = None
+    tools: dict[str, list[dict[str, Any]]] | None = None
+    result: ServerCallOutcome | None = None
+    error: str | None = None
+    config: str | None = None  # where servers.json is
+
+
+class AgentServerCall(_Model):
+    """A call of a local server's tool, for the operation log (the worker's panel-bridge.js keeps
+    it; no panel needs to be open): `start` with its arguments, then `end` with its outcome."""
+
+    type: Literal["agent_server_call"] = "agent_server_call"
+    id: str  # `s.N`
+    phase: Literal["start", "end"]
+    caller: Literal["agent", "inspector"]
+    server: str
+    tool: str
+    args: dict[str, Any] | None = None
+    ok: bool | None = None
+    value: str | None = None  # the result text, cut
+    error: dict[str, str] | None = None  # {code, message}
+    ms: float | None = None
 
 
 class AgentError(_Model):

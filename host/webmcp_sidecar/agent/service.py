@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
@@ -36,6 +37,7 @@ class RunningTurn:
         self.conv = conv
         self.task: asyncio.Task[Any] | None = None
         self.ctx: TurnContext | None = None
+        self.call_id = ""  # the tool call that runs (calls run one at a time): for its progress
 
 
 class AgentService:
@@ -200,6 +202,8 @@ class AgentService:
 
     def _emitter(self, turn: RunningTurn) -> Any:
         def emit(event: BaseModel) -> None:
+            if isinstance(event, p.ToolCallEvent):
+                turn.call_id = event.call_id
             self.send(p.AgentEvent(conversation_id=turn.conv.id, turn_id=turn.id, event=event))
         return emit
 
@@ -209,9 +213,19 @@ class AgentService:
         site = msg.site
         tools = self.host.sites.get(site, []) if site else []
         tab = msg.tab or p.TabInfo()
-        target = toolset.Target(site, tab.id, tab.url)
+        servers = None if msg.servers is None else tuple(msg.servers)
+        target = toolset.Target(site, tab.id, tab.url, servers=servers)
+        try:
+            problems = await self._prepare(target)
+        except asyncio.CancelledError:  # Stop while local servers start
+            emit(p.TurnStart(text=msg.text, site=site))
+            emit(p.TurnEnd(reason="stopped"))
+            self.turn = None
+            raise
         ts = toolset.build(target, tools, list(self.tool_providers))
         emit(p.TurnStart(text=msg.text, site=site, tools=len(ts.specs)))
+        for problem in problems:
+            emit(p.NoticeEvent(text=problem))
         try:
             try:
                 key = await asyncio.to_thread(keys.get_key, s.provider) if PRESETS[s.provider].needs_key or \
@@ -231,7 +245,8 @@ class AgentService:
             turn_id=turn.id, settings=s, provider=provider, toolset=ts,
             system=rules.system_prompt(site, tab.url, tab.title, len(ts.specs)),
             history=turn.conv.history, items=turn.conv.items, emit=emit,
-            run_tool=self._run_tool(ts, target), save=lambda: self.store.save(turn.conv), fallback=fallback,
+            run_tool=self._run_tool(ts, target, turn, emit), save=lambda: self.store.save(turn.conv),
+            fallback=fallback,
             precheck=_precheck(ts), tab_site=site,
         )
         turn.ctx = ctx
@@ -242,18 +257,57 @@ class AgentService:
             for prov in {id(provider): provider, id(ctx.provider): ctx.provider}.values():
                 await prov.aclose()
 
-    def _run_tool(self, ts: toolset.Toolset, target: toolset.Target) -> Any:
+    async def _prepare(self, target: toolset.Target) -> list[str]:
+        """Providers with work to do before the turn's tools are known (local MCP servers start
+        on first use): their problems, in plain words, for the panel."""
+        problems: list[str] = []
+        for prov in self.tool_providers:
+            prepare = getattr(prov, "prepare", None)
+            if prepare is None:
+                continue
+            try:
+                problems += await prepare(target)
+            except Exception as e:
+                log.exception("a tool source failed to prepare")
+                problems.append(f"A tool source failed ({type(e).__name__}); see the host log.")
+        return problems
+
+    def _run_tool(self, ts: toolset.Toolset, target: toolset.Target, turn: RunningTurn,
+                  emit: Any) -> Any:
         async def run(spec: ToolSpec, args: dict[str, Any], timeout: float) -> str:
             other = ts.providers.get(spec.name)
-            if other is not None:
+            if other is None:
+                return await self._run_site_tool(spec, args, timeout)
+            token = toolset.progress_sink.set(_progress_to(emit, turn.call_id))
+            try:
                 return await other.run(spec, args, timeout, target)
-            return await self._run_site_tool(spec, args, timeout)
+            finally:
+                toolset.progress_sink.reset(token)
         return run
 
     async def _run_site_tool(self, spec: ToolSpec, args: dict[str, Any], timeout: float) -> str:
         call = {"type": "call", "site": spec.site, "tool": spec.tool, "args": args,
                 "timeout_ms": int(timeout * 1000), "max_bytes": 4 * 1024 * 1024}
         return await run_call(self.host, call, spec, args, timeout)
+
+
+PROGRESS_EVERY_S = 0.1
+
+
+def _progress_to(emit: Any, call_id: str) -> toolset.ProgressSink:
+    """Progress of one call as `progress` events for its card: at most one per PROGRESS_EVERY_S
+    (a server may send thousands), but always the one that says it is done."""
+    last = 0.0
+
+    def progress(value: float, total: float | None, message: str | None) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last < PROGRESS_EVERY_S and (total is None or value < total):
+            return
+        last = now
+        emit(p.ProgressEvent(call_id=call_id, progress=value, total=total,
+                             message=message[:500] if message else None))
+    return progress
 
 
 def _precheck(ts: toolset.Toolset) -> Any:

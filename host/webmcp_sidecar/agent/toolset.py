@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -26,12 +27,20 @@ class ToolSpec:
     site: str | None  # None for tools that are not a site's (browser tools)
     tool: str  # the real name at its source
     # page: a site's own tool (its `read_only` is the page's claim); browser: a browser tool on
-    # the panel's tab; other: any other source (local MCP servers).
-    origin: Literal["page", "browser", "other"] = "other"
+    # the panel's tab; mcp: a tool of the user's local MCP server `server` (agent/servers.py);
+    # other: any other source.
+    origin: Literal["page", "browser", "mcp", "other"] = "other"
     always_confirm: bool = False  # asked even in auto mode (uploads of local files)
+    server: str | None = None  # origin "mcp": the server's name in servers.json
+    destructive: bool = False  # origin "mcp": the server does not say `destructiveHint: false`
 
 
 Runner = Callable[[ToolSpec, dict[str, Any], float], Awaitable[str]]
+
+# Where a running tool reports progress (progress, total, message): set by the agent around each
+# call it runs, read by providers that have progress to tell (local MCP servers).
+ProgressSink = Callable[[float, float | None, str | None], None]
+progress_sink: ContextVar[ProgressSink | None] = ContextVar("progress_sink", default=None)
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,9 @@ class Target:
     site: str | None
     tab_id: int | None = None
     url: str = ""
+    # The local MCP servers in play in this conversation (`panel_chat.servers`): None = every
+    # enabled one, () = none.
+    servers: tuple[str, ...] | None = None
 
 
 class ToolProvider(Protocol):

@@ -10,7 +10,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 
 from webmcp_sidecar import __version__
 from webmcp_sidecar.native_host.app import Host
@@ -20,16 +20,18 @@ from webmcp_sidecar.wire import localsock
 log = logging.getLogger(__name__)
 
 # A part of the host composed into it at start (`cli.py` adds the side panel's agent): gets the
-# Host once it exists and registers its `handlers`. Host implements `agent.port.HostPort`.
-Plugin = Callable[[Host], None]
+# Host once it exists and registers its `handlers`. Host implements `agent.port.HostPort`. It
+# may return a closer, awaited when the host exits (local MCP servers stop with the host).
+Closer = Callable[[], Awaitable[None]]
+Plugin = Callable[[Host], Closer | None]
+CLOSE_WITHIN_S = 20.0
 
 
 async def run(origin: str, plugins: Iterable[Plugin] = ()) -> int:
     """Serve until the browser closes our stdin."""
     reader, writer = await open_stdio()
     host = Host(origin, writer)
-    for plugin in plugins:
-        plugin(host)
+    closers = [c for plugin in plugins if (c := plugin(host)) is not None]
     server: asyncio.AbstractServer | None = None
     endpoint: localsock.Endpoint | None = None
     try:
@@ -68,6 +70,11 @@ async def run(origin: str, plugins: Iterable[Plugin] = ()) -> int:
             endpoint.path.unlink(missing_ok=True)
         for conn in list(host.conns.values()):
             conn.writer.close()
+        for close in closers:
+            try:
+                await asyncio.wait_for(close(), CLOSE_WITHIN_S)
+            except Exception:
+                log.exception("a part of the host failed to close")
     return 0
 
 
