@@ -4,7 +4,6 @@ results marked untrusted; with a fake servers link and the fake LLM."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -23,10 +22,17 @@ from webmcp_sidecar.wire import constants
 pytestmark = pytest.mark.anyio
 
 OBJ = {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}
-ECHO = types.Tool(name="echo", description="Echoes back", input_schema=OBJ,
-                  annotations=types.ToolAnnotations(read_only_hint=True))
-ADD = types.Tool(name="notes.add", input_schema={"type": "object"},
-                 annotations=types.ToolAnnotations(destructive_hint=False))
+ECHO = types.Tool(
+    name="echo",
+    description="Echoes back",
+    input_schema=OBJ,
+    annotations=types.ToolAnnotations(read_only_hint=True),
+)
+ADD = types.Tool(
+    name="notes.add",
+    input_schema={"type": "object"},
+    annotations=types.ToolAnnotations(destructive_hint=False),
+)
 WIPE = types.Tool(name="wipe", input_schema={"type": "object"})
 
 
@@ -36,15 +42,26 @@ class FakeLink:
         self.asked: list[list[str] | None] = []
         self.calls: list[tuple[str, str, dict[str, Any], str]] = []
         self.reply: types.CallToolResult | Exception = types.CallToolResult(
-            content=[types.TextContent(type="text", text="Echo: hi <untrusted-0 x>")])
+            content=[types.TextContent(type="text", text="Echo: hi <untrusted-0 x>")]
+        )
 
     async def tools_for(self, names: list[str] | None) -> tuple[dict[str, list[Any]], list[str]]:
         self.asked.append(names)
         got = {k: v for k, v in self.tools.items() if names is None or k in names}
-        return got, ["Your local MCP server broken is not available (no such command): its tools are left out."]
+        return got, [
+            "Your local MCP server broken is not available (no such command): its tools are left out."
+        ]
 
-    async def call(self, server: str, tool: str, args: dict[str, Any], *, caller: str, timeout_s: float,
-                   on_progress: Any = None) -> Any:
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        args: dict[str, Any],
+        *,
+        caller: str,
+        timeout_s: float,
+        on_progress: Any = None,
+    ) -> Any:
         self.calls.append((server, tool, args, caller))
         if on_progress is not None:
             on_progress(1, 2, "half way")
@@ -81,8 +98,17 @@ async def test_the_conversation_chooses_its_servers():
 
 def test_confirm_policy_for_server_tools():
     def spec(read_only: bool, destructive: bool) -> ToolSpec:
-        return ToolSpec("files__x", "d", {}, read_only, None, "files__x", origin="mcp", server="files",
-                        destructive=destructive)
+        return ToolSpec(
+            "files__x",
+            "d",
+            {},
+            read_only,
+            None,
+            "files__x",
+            origin="mcp",
+            server="files",
+            destructive=destructive,
+        )
 
     assert not confirm_policy.decide(spec(True, False), "confirm", {"other.test"}).confirm
     plain = confirm_policy.decide(spec(False, False), "confirm", set())
@@ -98,12 +124,16 @@ def test_confirm_policy_for_server_tools():
 
 
 def test_results_as_the_model_reads_them():
-    r = types.CallToolResult(content=[
-        types.TextContent(type="text", text="line"),
-        types.ImageContent(type="image", data="AAAA", mime_type="image/png"),
-        types.EmbeddedResource(type="resource", resource=types.TextResourceContents(
-            uri="file:///tmp/a.txt", text="file text")),
-    ])
+    r = types.CallToolResult(
+        content=[
+            types.TextContent(type="text", text="line"),
+            types.ImageContent(type="image", data="AAAA", mime_type="image/png"),
+            types.EmbeddedResource(
+                type="resource",
+                resource=types.TextResourceContents(uri="file:///tmp/a.txt", text="file text"),
+            ),
+        ]
+    )
     text, err = result_text(r)
     assert text == "line\n[image image/png] omitted\n[resource file:///tmp/a.txt]\nfile text" and not err
     only = types.CallToolResult(content=[], structured_content={"n": 1}, is_error=True)
@@ -112,8 +142,15 @@ def test_results_as_the_model_reads_them():
 
 async def chat(host: ScriptedHost, service: AgentService, text: str, **extra: Any) -> dict:
     before = len(host.events("turn_end"))
-    service.handle({"type": "panel_chat", "text": text, "site": "demo.test",
-                    "tab": {"id": 7, "url": "http://demo.test/", "title": "Demo"}, **extra})
+    service.handle(
+        {
+            "type": "panel_chat",
+            "text": text,
+            "site": "demo.test",
+            "tab": {"id": 7, "url": "http://demo.test/", "title": "Demo"},
+            **extra,
+        }
+    )
     await host.wait(lambda: len(host.events("turn_end")) > before)
     return host.events("turn_end")[-1]
 
@@ -133,8 +170,13 @@ async def test_a_turn_calls_a_server_tool_with_progress_and_an_untrusted_result(
     (call,) = host.events("tool_call")
     assert call["tool"] == "files__echo"
     progress = host.events("progress")
-    assert progress and progress[-1] == {"kind": "progress", "call_id": call["call_id"], "progress": 2,
-                                         "total": 2, "message": "done"}
+    assert progress and progress[-1] == {
+        "kind": "progress",
+        "call_id": call["call_id"],
+        "progress": 2,
+        "total": 2,
+        "message": "done",
+    }
     notices = [e["text"] for e in host.events("notice")]
     assert any("broken is not available" in n for n in notices)
     tool_msg = next(m for m in llm.requests[1].body["messages"] if m["role"] == "tool")
@@ -150,7 +192,9 @@ async def test_server_errors_reach_the_model_as_untrusted_and_bad_args_never_run
     link.reply = types.CallToolResult(content=[types.TextContent(type="text", text="ENOENT")], is_error=True)
     service.tool_providers.append(ServersToolProvider(link))
     configure(service, llm)
-    llm.script(Calls([("files__echo", {"message": "x"})]), Calls([("files__echo", {"nope": 1})]), Text("Sorry."))
+    llm.script(
+        Calls([("files__echo", {"message": "x"})]), Calls([("files__echo", {"nope": 1})]), Text("Sorry.")
+    )
     await chat(host, service, "go")
     errs = [e["error"] for e in host.events("tool_result")]
     assert errs[0] == "ENOENT" and "'message' is a required property" in errs[1]
@@ -175,13 +219,22 @@ async def test_panel_chat_servers_empty_means_none_in_play(env):  # noqa: F811
 
 
 def test_messages_and_type_lists():
-    req = pm.panel_message.validate_python({"type": "panel_servers", "id": "1", "op": "call",
-                                            "server": "files", "tool": "echo", "args": {"m": 1}})
+    req = pm.panel_message.validate_python(
+        {
+            "type": "panel_servers",
+            "id": "1",
+            "op": "call",
+            "server": "files",
+            "tool": "echo",
+            "args": {"m": 1},
+        }
+    )
     assert isinstance(req, pm.PanelServers) and req.args == {"m": 1}
     with pytest.raises(ValueError):
         pm.PanelServers.model_validate({"type": "panel_servers", "id": "1", "op": "rm -rf"})
-    ev = pm.AgentEvent(conversation_id="c", turn_id="t",
-                       event={"kind": "progress", "call_id": "x", "progress": 1})  # type: ignore[arg-type]
+    ev = pm.AgentEvent(
+        conversation_id="c", turn_id="t", event={"kind": "progress", "call_id": "x", "progress": 1}
+    )  # type: ignore[arg-type]
     assert isinstance(ev.event, pm.ProgressEvent)
     assert "panel_servers" in constants.PANEL_TYPES and constants.SERVERS_PANEL_TYPES == ("panel_servers",)
     assert {"agent_servers", "agent_server_call"} <= set(constants.AGENT_TYPES)
@@ -193,8 +246,10 @@ def test_the_agent_hook_leaves_panel_servers_to_the_servers_plugin():
     from webmcp_sidecar.agent import hook
 
     class H:
-        handlers: dict[str, Any] = {}
+        def __init__(self) -> None:
+            self.handlers: dict[str, Any] = {}
 
-    hook.install(H())  # type: ignore[arg-type]
-    assert "panel_servers" not in H.handlers and "panel_chat" in H.handlers
-    assert json.dumps(sorted(H.handlers))  # the rest is the agent's
+    host = H()
+    hook.install(host)  # type: ignore[arg-type]
+    assert "panel_servers" not in host.handlers and "panel_chat" in host.handlers
+    assert "panel_skills" not in host.handlers

@@ -18,9 +18,12 @@ from webmcp_sidecar.servers.runner import ServerError, ServerStatus
 
 pytestmark = pytest.mark.anyio
 
-ECHO = types.Tool(name="echo", description="Echoes", input_schema={"type": "object", "properties": {
-    "message": {"type": "string"}}, "required": ["message"]},
-    annotations=types.ToolAnnotations(read_only_hint=True))
+ECHO = types.Tool(
+    name="echo",
+    description="Echoes",
+    input_schema={"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]},
+    annotations=types.ToolAnnotations(read_only_hint=True),
+)
 WIPE = types.Tool(name="wipe.all", input_schema={"type": "object"})
 
 
@@ -47,11 +50,15 @@ class FakeManager:
                 continue
             self.started.add(n)
         off = {n: set(e.disabled_tools) for n, e in self.config.load().servers.items()}
-        return {n: [t for t in self.tools_of.get(n, []) if t.name not in off.get(n, set())]
-                for n in names if n != "broken"}
+        return {
+            n: [t for t in self.tools_of.get(n, []) if t.name not in off.get(n, set())]
+            for n in names
+            if n != "broken"
+        }
 
-    async def call(self, server: str, tool: str, args: dict[str, Any], *, timeout_s: float = 60,
-                   on_progress: Any = None) -> types.CallToolResult:
+    async def call(
+        self, server: str, tool: str, args: dict[str, Any], *, timeout_s: float = 60, on_progress: Any = None
+    ) -> types.CallToolResult:
         self.calls.append((server, tool, args, timeout_s))
         if tool == "crash":
             raise ServerError(f"The server {server!r} stopped during the call.")
@@ -60,17 +67,25 @@ class FakeManager:
         if on_progress:
             on_progress(1, 2, "half")
         if tool == "fail":
-            return types.CallToolResult(content=[types.TextContent(type="text", text="no such file")],
-                                        is_error=True)
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text="no such file")], is_error=True
+            )
         return types.CallToolResult(content=[types.TextContent(type="text", text=f"Echo: {args}")])
 
     def status(self) -> list[ServerStatus]:
         out = []
         for n, e in self.config.load().servers.items():
             state = "failed" if n == "broken" else "running" if n in self.started else "stopped"
-            out.append(ServerStatus(name=n, kind=e.kind, enabled=not e.disabled, state=state,
-                                    tools=len(self.tools_of.get(n, [])),
-                                    last_error="no such command" if n == "broken" else None))
+            out.append(
+                ServerStatus(
+                    name=n,
+                    kind=e.kind,
+                    enabled=not e.disabled,
+                    state=state,
+                    tools=len(self.tools_of.get(n, [])),
+                    last_error="no such command" if n == "broken" else None,
+                )
+            )
         return out
 
     async def restart(self, name: str) -> None:
@@ -101,11 +116,17 @@ class FakeHost:
 @pytest.fixture
 def config(tmp_path: Path) -> Path:
     path = tmp_path / "servers.json"
-    path.write_text(json.dumps({"mcpServers": {
-        "files": {"command": "fake-files"},
-        "off": {"command": "fake-off", "disabled": True},
-        "broken": {"command": "nope"},
-    }}))
+    path.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "files": {"command": "fake-files"},
+                    "off": {"command": "fake-off", "disabled": True},
+                    "broken": {"command": "nope"},
+                }
+            }
+        )
+    )
     return path
 
 
@@ -142,7 +163,10 @@ async def test_the_manager_is_made_on_first_use_only(link, made):
     r = await ask(sl, host, op="list")
     assert len(made) == 1 and r["ok"]
     assert [(s["name"], s["enabled"], s["state"]) for s in r["servers"]] == [
-        ("files", True, "stopped"), ("off", False, "stopped"), ("broken", True, "failed")]
+        ("files", True, "stopped"),
+        ("off", False, "stopped"),
+        ("broken", True, "failed"),
+    ]
     assert made[0].started == set()  # listing starts nothing
     await ask(sl, host, op="list")
     assert len(made) == 1
@@ -197,7 +221,10 @@ async def test_an_inspector_call_is_answered_and_logged_with_its_caller(link, ma
     assert isinstance(end["ms"], float)
     # A tool's own failure, and a crash: errors for the Inspector and the log, not exceptions.
     r = await ask(sl, host, op="call", server="files", tool="fail")
-    assert r["result"]["ok"] is False and r["result"]["error"] == {"code": "tool_error", "message": "no such file"}
+    assert r["result"]["ok"] is False and r["result"]["error"] == {
+        "code": "tool_error",
+        "message": "no such file",
+    }
     assert host.take("agent_server_call")[1]["error"]["code"] == "tool_error"
     r = await ask(sl, host, op="call", server="files", tool="crash")
     assert r["ok"] and r["result"]["error"]["code"] == "server_error"
@@ -227,17 +254,18 @@ async def test_changes_are_pushed_once_per_burst(link, made):
 
 
 async def test_tools_for_the_agent_say_which_servers_are_missing(link, made):
-    sl, host = link
+    sl, _host = link
     tools, problems = await sl.tools_for(None)
     assert list(tools) == ["files"]
-    assert problems == ["Your local MCP server broken is not available (no such command): its tools "
-                        "are left out."]
+    assert problems == [
+        "Your local MCP server broken is not available (no such command): its tools are left out."
+    ]
     tools, problems = await sl.tools_for(["files", "off", "ghost"])  # only the enabled ones
     assert list(tools) == ["files"] and problems == []
 
 
 async def test_closing_an_unused_link_makes_nothing(link, made):
-    sl, host = link
+    sl, _host = link
     await sl.aclose()
     assert made == []
 
