@@ -56,6 +56,8 @@ async def test_search_skill_fills_submits_and_reads_the_new_results_page(browser
     tool = {t.name: t for t in await mcp.tools()}[f"{s}__search_books"]
     assert tool.annotations.read_only_hint is True
     assert tool.input_schema["required"] == ["query"]
+    assert tool.meta["io.webmcp.sidecar/source"] == "skill"
+    assert tool.meta["io.webmcp.sidecar/skill"] == "demo-search"
 
     out = data(await mcp.call(f"{s}__search_books", {"query": "prince", "language": "fr"}))
     assert out["query"] == "prince"
