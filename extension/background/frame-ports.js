@@ -94,8 +94,11 @@ export class FramePorts {
   report(frame, msg) {
     const { port, key, tabId, frameId, tab, frameUrl, top } = frame;
     if (this.ports.get(key)?.port !== port) return; // a document that has been replaced
+    // The frame's origin is the browser's (port.sender), never what the page says.
     const moved = this.registry.reportFrame(tabId, frameId, tab.windowId, frameUrl || String(msg.url ?? ''),
-      msg.tools, msg.native === true, { top, tabUrl: tab.url, dropped: msg.dropped });
+      msg.tools, msg.native === true,
+      { top, tabUrl: tab.url, dropped: msg.dropped, origin: port.sender?.origin, allows: msg.allows,
+        grant: msg.grant });
     if (moved) this.afterSiteChange(tabId, port);
     this.changed();
   }

@@ -1,16 +1,28 @@
 // Calls to the tools of pages: a `call` routed through the registry to the content script of
 // the frame that has the tool, and answered exactly once: by the page, a timeout, a cancel the
 // page does not confirm, or the tab or document going away.
+//
+// A form that navigates (a declarative tool with `toolautosubmit` whose submission loads another
+// document; spec issue #135): the content script says so (`result` with `navigating: true`),
+// and the answer comes from the destination document once the tab has loaded it: its URL,
+// title and a compact text of the page. A form that answered through `respondWith` before its
+// document went keeps that answer.
 
 import {
   CANCELLED_MESSAGE, TAB_CLOSED_MESSAGE, errorResult, frameResultToHost, noTabMessage,
   notFoundMessage, timeoutMessage,
 } from '../lib/messages.js';
 import { TIMEOUT_GRACE_MS } from '../lib/protocol.js';
+import { cleanText } from '../lib/page-text.js';
 import { postToFrame } from './frame-ports.js';
+import { inPage } from './page-calls.js';
 
 /** How long a cancelled call waits for the page to confirm before we answer for it. */
 const CANCEL_GRACE_MS = 1_000;
+/** How long a form that said it navigates may take to start loading the next document. */
+const NAV_START_MS = 3_000;
+/** The destination document's text, at most (a compact view; browser tools read more). */
+const DESTINATION_TEXT_CHARS = 4_000;
 
 export class SiteCalls {
   /**
@@ -22,9 +34,15 @@ export class SiteCalls {
    *   send: (msg: any) => boolean,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
    *   skills?: {run: (msg: any, route: any) => void, cancel: (id: string) => boolean},
-   * }} opts send: to the host (routes.js's toHost); skills: runs the calls of skill tools
+   *   loads?: () => import('./tab-loads.js').TabLoads|undefined,
+   *   readPage?: (tabId: number) => Promise<{url?: string, title?: string, text?: string}>,
+   * }} opts send: to the host (routes.js's toHost); skills: runs the calls of skill tools;
+   *   loads: the tabs' page loads (browser-tools.js), to follow a form to the next document;
+   *   readPage: a document's text (the page agent's `text` op)
    */
-  constructor({ chrome, registry, frames, focus, send, log, skills }) {
+  constructor({ chrome, registry, frames, focus, send, log, skills, loads, readPage }) {
+    this.loads = loads ?? (() => undefined);
+    this.readPage = readPage ?? ((tabId) => inPage(tabId, 'text'));
     this.skills = skills ?? null;
     this.chrome = chrome;
     this.registry = registry;
@@ -34,8 +52,12 @@ export class SiteCalls {
     this.log = log;
     /**
      * Calls forwarded to a frame and not answered yet, by call id.
-     * @type {Map<string, {port: chrome.runtime.Port, tabId: number, maxBytes: number,
-     *   timer: ReturnType<typeof setTimeout>}>}
+     * @type {Map<string, {port: chrome.runtime.Port, tabId: number, frameId: number, maxBytes: number,
+     *   timer: ReturnType<typeof setTimeout>, mark?: {starts: number, loads: number},
+     *   navigating?: boolean, following?: boolean, fallback?: any}>}
+     *   mark: the tab's loads when the call went out; navigating: the frame began leaving its
+     *   document by a form submission; following: waiting for the next document; fallback: the
+     *   old document's answer, if the navigation does not happen after all
      */
     this.pending = new Map();
   }
@@ -56,7 +78,7 @@ export class SiteCalls {
     const entry = this.frames.get(tabId, frameId);
     if (!entry) return void this.send(errorResult(id, 'tab_closed', TAB_CLOSED_MESSAGE, tabId));
     const timer = setTimeout(() => this.timedOut(id, msg.timeout_ms), msg.timeout_ms + TIMEOUT_GRACE_MS);
-    this.pending.set(id, { port: entry.port, tabId, maxBytes: msg.max_bytes, timer });
+    this.pending.set(id, { port: entry.port, tabId, frameId, maxBytes: msg.max_bytes, timer, mark: this.loads()?.mark(tabId) });
     const forwarded = postToFrame(entry.port, {
       type: 'call', id, tool: msg.tool, args: msg.args, timeout_ms: msg.timeout_ms, max_bytes: msg.max_bytes,
     });
@@ -88,7 +110,42 @@ export class SiteCalls {
    */
   answered(frame, msg) {
     const call = this.pending.get(msg.id);
-    if (call && call.port === frame.port) this.finish(msg.id, frameResultToHost(msg.id, msg, frame.tabId, call.maxBytes));
+    if (!call || call.port !== frame.port) return;
+    if (msg.navigating === true && call.frameId === 0 && call.mark && !call.following) {
+      call.navigating = true;
+      // With the old document's own words (no respondWith): the next document's answer is
+      // better, if one comes; a provisional note (no `ok`) only says it is leaving.
+      if (typeof msg.ok === 'boolean') {
+        call.fallback = frameResultToHost(msg.id, msg, frame.tabId, call.maxBytes);
+        void this.follow(msg.id, NAV_START_MS);
+      }
+      return;
+    }
+    this.finish(msg.id, frameResultToHost(msg.id, msg, frame.tabId, call.maxBytes));
+  }
+
+  /**
+   * A form took its frame to another document: waits for the tab to load it, then answers
+   * with it; without a navigation within `startWithinMs`, with the old document's answer.
+   * @param {string} id @param {number} [startWithinMs]
+   */
+  async follow(id, startWithinMs = Infinity) {
+    const call = this.pending.get(id);
+    const loads = this.loads();
+    if (!call || call.following || !loads || !call.mark) return;
+    call.following = true;
+    const how = await loads.waitLoaded(call.tabId, call.mark, { timeoutMs: 10 * 60_000, startWithinMs });
+    if (this.pending.get(id) !== call) return; // answered meanwhile (timeout, cancel)
+    if (how === 'no_navigation' && call.fallback) return this.finish(id, call.fallback);
+    if (how !== 'loaded') return this.finish(id, errorResult(id, 'tab_closed', TAB_CLOSED_MESSAGE, call.tabId));
+    let page;
+    try {
+      page = await this.readPage(call.tabId);
+    } catch (e) {
+      page = { url: '', title: '', text: `(The new page could not be read: ${String(/** @type {any} */ (e)?.message ?? e)})` };
+    }
+    if (this.pending.get(id) !== call) return;
+    this.finish(id, frameResultToHost(id, { ok: true, value: JSON.stringify(destination(page)) }, call.tabId, call.maxBytes));
   }
 
   /** Sends a call's one and only result. */
@@ -103,7 +160,11 @@ export class SiteCalls {
   /** The frame's document went away mid-call; tell the closed tab from a reload or navigation. */
   portGone(port, tabId) {
     const ids = [];
-    for (const [id, call] of this.pending) if (call.port === port) ids.push(id);
+    for (const [id, call] of this.pending) {
+      if (call.port !== port) continue;
+      if (call.navigating) void this.follow(id); // a form's document gave way to the next one
+      else ids.push(id);
+    }
     if (!ids.length) return;
     const answer = (message) => { for (const id of ids) this.finish(id, errorResult(id, 'tab_closed', message, tabId)); };
     this.chrome.tabs.get(tabId).then(
@@ -132,4 +193,22 @@ export class SiteCalls {
   stop() {
     for (const call of this.pending.values()) clearTimeout(call.timer);
   }
+}
+
+/**
+ * What a call gets from the document a form navigated to: where the tab is now and a compact
+ * text of the page (capped; the browser tools read the rest).
+ * @param {{url?: string, title?: string, text?: string}} page
+ */
+export function destination(page) {
+  const text = cleanText(page?.text ?? '');
+  const cut = text.length > DESTINATION_TEXT_CHARS;
+  return {
+    submitted: true,
+    note: 'The form was submitted and the page went to another document; this is that document.',
+    url: String(page?.url ?? ''),
+    title: String(page?.title ?? ''),
+    text: cut ? `${text.slice(0, DESTINATION_TEXT_CHARS)}…` : text,
+    ...(cut ? { truncated: true } : {}),
+  };
 }

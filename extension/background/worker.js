@@ -45,7 +45,8 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   });
   const focus = new TabFocus(chrome);
   const skillsRef = { run: (msg, route) => skills.run(msg, route), cancel: (id) => skills.cancel(id) };
-  const siteCalls = new SiteCalls({ chrome, registry, frames, focus, send, log, skills: skillsRef });
+  // Page loads come from the browser tools (below); a form that navigates is followed with them.
+  const siteCalls = new SiteCalls({ chrome, registry, frames, focus, send, log, skills: skillsRef, loads: () => browserTools?.loads });
   const panel = createPanelBridge({ chrome, sendToHost: send, status, runCall: (m) => siteCalls.call(m) });
 
   /** The first messages on a new port: who we are, the whole registry, a ping. */

@@ -9,15 +9,20 @@
 
 import { isHttps, siteOf } from './site.js';
 import {
-  canonicalJson, capSiteTools, checkDropped, DROP_REASONS, dropNotice, MAX_DROP_EXAMPLES, noDrops, normalizeTools,
+  canonicalJson, capSiteTools, checkDropped, DROP_REASONS, dropNotice, exposedTools, MAX_DROP_EXAMPLES, noDrops,
+  normalizeTools, originOf, checkAllows,
 } from './tools.js';
 
 /**
  * @typedef {import('./protocol.js').Tool} Tool
  * @typedef {import('./tools.js').Dropped} Dropped
  * @typedef {{site: string|null, secure: boolean, top: boolean, tools: Map<string, Tool>,
- *   dropped: Dropped, native: boolean}} FrameEntry
- * @typedef {{id: number, site: string|null, secure: boolean, windowId: number|undefined,
+ *   dropped: Dropped, native: boolean, origin: string|null, exposed: boolean,
+ *   allows: Map<string, string[]>, grant: string|null}} FrameEntry
+ *   exposed: a frame of another site, whose tools are only those it exposed to the top origin
+ *   (they count only while a frame of the tab's site granted it `tools`); allows: what this
+ *   frame's iframes were granted (origins by token); grant: the token this frame holds
+ * @typedef {{id: number, site: string|null, secure: boolean, origin: string|null, windowId: number|undefined,
  *   order: number, frames: Map<number, FrameEntry>, skills: Map<string, Tool>}} TabEntry
  *   skills: the tools of the skills that match the tab's page and passed its health check
  * @typedef {{tabId: number, frameId: number, windowId: number|undefined, skill?: boolean}} Route
@@ -53,27 +58,53 @@ export class Registry {
 
   /**
    * A frame's whole tool list.
-   * The top frame decides the tab's site; a sub-frame's tools count only when the frame is of
-   * the tab's own site (a cross-site iframe, e.g. an ad, must not add tools to the site).
+   * The top frame decides the tab's site; a sub-frame's tools count when the frame is of the
+   * tab's own site. A frame of another site (an ad, a widget) adds only the tools the spec lets
+   * the top document see: those it registered with `exposedTo` naming the top origin, claiming
+   * its own origin (as the browser gives it, `origin`), and only while a frame of the tab's
+   * site allows it the `tools` permission (`allows`). Native WebMCP checks all that itself and
+   * hands such tools to the top frame, with their origin.
    * @param {number} tabId
    * @param {number} frameId
    * @param {number|undefined} windowId
    * @param {string} url the frame's URL
    * @param {unknown} tools
    * @param {boolean} native whether the tools come from the browser's own WebMCP
-   * @param {{top?: boolean, tabUrl?: string, dropped?: unknown}} [opts] top: the tab's main
+   * @param {{top?: boolean, tabUrl?: string, dropped?: unknown, origin?: string,
+   *   allows?: unknown, grant?: unknown}} [opts] top: the tab's main
    *   frame (default: frameId 0; an activated prerendered page is main with another id); tabUrl:
    *   the tab's URL, to place a tab first seen through a sub-frame; dropped: what the content
-   *   script left out (tools.js `Dropped`)
+   *   script left out (tools.js `Dropped`); origin: the frame's origin, from the browser
+   *   (default: the URL's); allows: `[{token, origins}]`, the frame's iframes given `tools`, as
+   *   its content script read their `allow` attributes; grant: the token a cross-site frame got
+   *   from its parent (page/isolated/frame-policy.js)
    * @returns {boolean} whether the tab changed site (or scheme)
    */
-  reportFrame(tabId, frameId, windowId, url, tools, native, { top = frameId === 0, tabUrl, dropped } = {}) {
+  reportFrame(tabId, frameId, windowId, url, tools, native,
+    { top = frameId === 0, tabUrl, dropped, origin, allows, grant } = {}) {
     const frameSite = siteOf(url);
     const tab = this._tabFor(tabId, windowId);
     let moved = false;
-    if (top) moved = this._showSite(tab, frameSite, isHttps(url));
-    else if (tab.site === null && tabUrl !== undefined) moved = this._showSite(tab, siteOf(tabUrl), isHttps(tabUrl));
-    const clean = normalizeTools(tools, native);
+    if (top) moved = this._showSite(tab, frameSite, isHttps(url), originOf(url));
+    else if (tab.site === null && tabUrl !== undefined) moved = this._showSite(tab, siteOf(tabUrl), isHttps(tabUrl), originOf(tabUrl));
+    if (!top && tab.origin === null && tabUrl !== undefined && siteOf(tabUrl) === tab.site) tab.origin = originOf(tabUrl);
+    const frameOrigin = originOf(origin) ?? originOf(url);
+    const exposed = !top && frameSite !== tab.site;
+    /** @type {(raw: any) => string|null} */
+    let originFor = () => null;
+    if (exposed) {
+      if (!native && frameOrigin) {
+        tools = exposedTools(tools, frameOrigin, tab.origin);
+        originFor = () => frameOrigin;
+      } else tools = []; // native: Chromium hands exposed tools to the top frame
+    } else if (native && top) {
+      // Chromium's getTools({fromOrigins}) in the top frame: a tool's origin is the browser's.
+      originFor = (raw) => {
+        const o = originOf(raw?.origin);
+        return o && o !== frameOrigin ? o : null;
+      };
+    }
+    const clean = normalizeTools(tools, native, originFor);
     const fromPage = checkDropped(dropped);
     for (const x of clean.dropped.some) fromPage.some.push(x);
     for (const why of DROP_REASONS) {
@@ -81,7 +112,9 @@ export class Registry {
       if (n) fromPage.count[why] = (fromPage.count[why] ?? 0) + n;
     }
     tab.frames.set(frameId, {
-      site: frameSite, secure: isHttps(url), top, tools: clean.tools, dropped: fromPage, native: !!native,
+      site: frameSite, secure: isHttps(url), top, tools: clean.tools, dropped: exposed ? noDrops() : fromPage,
+      native: !!native, origin: frameOrigin, exposed, allows: exposed ? new Map() : checkAllows(allows),
+      grant: exposed && typeof grant === 'string' ? grant : null,
     });
     if (tab.site !== null) this._touch(tab.site);
     return moved;
@@ -139,7 +172,7 @@ export class Registry {
     if (!this.tabs.has(tabId) && (site === null || windowId === undefined)) return false;
     const tab = this._tabFor(tabId, windowId);
     if (windowId !== undefined) tab.windowId = windowId;
-    return this._showSite(tab, site, isHttps(url));
+    return this._showSite(tab, site, isHttps(url), originOf(url));
   }
 
   /** The tab moved to another window. */
@@ -302,7 +335,7 @@ export class Registry {
   _tabFor(tabId, windowId) {
     let tab = this.tabs.get(tabId);
     if (!tab) {
-      tab = { id: tabId, site: null, secure: false, windowId, order: 0, frames: new Map(), skills: new Map() };
+      tab = { id: tabId, site: null, secure: false, origin: null, windowId, order: 0, frames: new Map(), skills: new Map() };
       this.tabs.set(tabId, tab);
     } else if (tab.windowId === undefined) {
       tab.windowId = windowId;
@@ -311,9 +344,12 @@ export class Registry {
   }
 
   /** The tab now shows `site` over http(s): leaving a site, or switching scheme, drops the old
-   * documents' frames. */
-  _showSite(tab, site, secure) {
-    if (tab.site === site && tab.secure === secure) return false;
+   * documents' frames. @param {string|null} [origin] the top document's origin, when known */
+  _showSite(tab, site, secure, origin = null) {
+    if (tab.site === site && tab.secure === secure) {
+      if (origin) tab.origin = origin;
+      return false;
+    }
     if (tab.site !== null) {
       this._touch(tab.site);
       tab.frames.clear();
@@ -321,6 +357,7 @@ export class Registry {
     }
     tab.site = site;
     tab.secure = secure;
+    tab.origin = origin;
     tab.order = ++this._order;
     if (site !== null) this._touch(site);
     return true;
@@ -347,11 +384,23 @@ export class Registry {
   }
 
   /** The tab's frames that count for its site (only https ones when the site is https): top
-   * frame first, then by frame id. */
+   * frame first, then by frame id. A frame of another site counts with its exposed tools
+   * while a frame of the site allows it `tools` for its origin. */
   _frameEntriesOf(tab, secure) {
     return [...tab.frames.entries()]
-      .filter(([, f]) => f.site === tab.site && (!secure || f.secure))
+      .filter(([, f]) => (f.site === tab.site || (f.exposed && this._toolsAllowed(tab, f))) && (!secure || f.secure))
       .sort((a, b) => Number(b[1].top) - Number(a[1].top) || a[0] - b[0]);
+  }
+
+  /** Whether a frame of the tab's site granted `frame` the `tools` permission, for its origin. */
+  _toolsAllowed(tab, frame) {
+    if (!frame.origin || !frame.grant) return false;
+    for (const f of tab.frames.values()) {
+      if (f.site !== tab.site || f.exposed) continue;
+      const origins = f.allows.get(frame.grant);
+      if (origins && (origins.includes('*') || origins.includes(frame.origin))) return true;
+    }
+    return false;
   }
 
   /** @param {string} site @returns {SiteView} */

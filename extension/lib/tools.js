@@ -62,13 +62,67 @@ export function toolBytes(tool) {
   return n;
 }
 
+/** An origin as the browser writes one (`scheme://host[:port]`), or null. @param {unknown} v */
+export function originOf(v) {
+  if (typeof v !== 'string' || v.length > 512) return null;
+  try {
+    const o = new URL(v).origin;
+    return o === 'null' ? null : o;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The tools of a cross-origin frame that the top document may see (the spec's rule): those the
+ * frame registered with `exposedTo` naming the top origin, and that claim the frame's own origin
+ * (the browser's word for the frame, not the page's). Each keeps that origin.
+ * @param {unknown} list the frame's list, as its content script sent it
+ * @param {string} frameOrigin the frame's origin, from the browser (port.sender)
+ * @param {string|null} topOrigin the tab's top-level origin, from the browser
+ * @returns {any[]}
+ */
+export function exposedTools(list, frameOrigin, topOrigin) {
+  if (!Array.isArray(list) || !topOrigin) return [];
+  const out = [];
+  for (const raw of list) {
+    if (!isPlainObject(raw) || raw.origin !== frameOrigin || !Array.isArray(raw.exposedTo)) continue;
+    if (!raw.exposedTo.some((o) => originOf(o) === topOrigin)) continue;
+    out.push(raw);
+  }
+  return out;
+}
+
+/**
+ * The `allows` of a frame's report, checked: its iframes given `tools`, each a token (see
+ * page/isolated/frame-policy.js) and the origins (or "*") it grants; at most 64, 16 origins each.
+ * @param {unknown} raw @returns {Map<string, string[]>} origins by token
+ */
+export function checkAllows(raw) {
+  /** @type {Map<string, string[]>} */
+  const out = new Map();
+  if (!Array.isArray(raw)) return out;
+  for (const x of raw.slice(0, 64)) {
+    if (!isPlainObject(x) || typeof x.token !== 'string' || !x.token || x.token.length > 64 || !Array.isArray(x.origins)) continue;
+    const origins = [];
+    for (const o of x.origins.slice(0, 16)) {
+      const v = o === '*' ? '*' : originOf(o);
+      if (v && !origins.includes(v)) origins.push(v);
+    }
+    if (origins.length) out.set(x.token, origins);
+  }
+  return out;
+}
+
 /**
  * One tool in the exact shape of the host's `Tool` model, or why it cannot be one.
  * @param {any} raw
  * @param {import('./protocol.js').ToolSource} defaultSource
+ * @param {string|null} [origin] the tool's origin when it is another than the page's: set by the
+ *   registry from what the browser says (never a page's claim)
  * @returns {import('./protocol.js').Tool|DropReason}
  */
-export function normalizeTool(raw, defaultSource) {
+export function normalizeTool(raw, defaultSource, origin = null) {
   if (!isPlainObject(raw) || typeof raw.name !== 'string' || !TOOL_NAME_RE.test(raw.name)) return 'name';
   /** @type {any} */
   const tool = { name: raw.name };
@@ -97,6 +151,7 @@ export function normalizeTool(raw, defaultSource) {
   }
   // A page may say which of its APIs a tool came by, never that it is ours (a skill, a browser tool).
   tool.source = PAGE_SOURCES.includes(raw.source) ? raw.source : defaultSource;
+  if (origin) tool.origin = origin;
   return tool;
 }
 
@@ -139,9 +194,10 @@ export function checkDropped(raw) {
  * at most MAX_TOOLS_PER_FRAME tools, and what was left out.
  * @param {unknown} list
  * @param {boolean} native whether the frame's tools come from the browser's own WebMCP
+ * @param {(raw: any) => string|null} [originFor] the origin each tool keeps (see normalizeTool)
  * @returns {{tools: Map<string, import('./protocol.js').Tool>, dropped: Dropped}}
  */
-export function normalizeTools(list, native) {
+export function normalizeTools(list, native, originFor = () => null) {
   const tools = new Map();
   const dropped = noDrops();
   if (!Array.isArray(list)) return { tools, dropped };
@@ -153,7 +209,7 @@ export function normalizeTools(list, native) {
       addDrop(dropped, name, 'count'); // not even looked at: the frame is over its limit
       continue;
     }
-    const tool = normalizeTool(raw, defaultSource);
+    const tool = normalizeTool(raw, defaultSource, originFor(raw));
     if (typeof tool === 'string') addDrop(dropped, name, tool);
     else tools.set(tool.name, tool);
   }

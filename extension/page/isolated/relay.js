@@ -7,9 +7,12 @@
 //
 // - Native WebMCP: `document.modelContext` is visible in this world too, so tools are listed and
 //   executed directly; only the top frame reports (Chromium's getTools() there already includes
-//   same-origin iframes' tools).
+//   same-origin iframes' tools, and getTools({fromOrigins}) the tools cross-origin frames
+//   exposed to it).
 // - Polyfill: the MAIN-world scripts (page/main/) own the tools; we speak to it with
-//   CustomEvents whose detail is JSON text. Every frame of the top frame's origin reports.
+//   CustomEvents whose detail is JSON text. Every frame of the top frame's origin reports, with
+//   the `tools` permission its iframes were given (frame-policy.js); a cross-origin frame
+//   reports only the tools it exposed to the top origin, and the worker checks both.
 (() => {
   'use strict';
 
@@ -21,6 +24,7 @@
   const { canonicalJson } = ns.toolChecks;
   const { validate: validateList, isPlainObject } = ns.frameTools;
   const { fail, success, messageOf, formatSeconds } = ns.outcomes;
+  const { allowedFrames, postGrants, listenForGrant, watch: watchFrames } = ns.framePolicy;
 
   const PAGE_EVENT = 'webmcp-sidecar:page'; // MAIN -> ISOLATED
   const EXT_EVENT = 'webmcp-sidecar:ext'; // ISOLATED -> MAIN
@@ -31,40 +35,51 @@
   const mc = /** @type {any} */ (document).modelContext;
   const native = !!mc;
 
-  // Which frames speak for the site (see the header).
-  /** @returns {boolean} */
+  // Which frames speak for the site (see the header): 'site' (the top origin's frames), 'exposed'
+  // (a cross-origin frame, polyfill: only the tools it exposed to the top origin), or null.
+  /** @returns {'site'|'exposed'|null} */
   function reports() {
-    if (native) return window === window.top;
+    if (native) return window === window.top ? 'site' : null;
     // The document's origin: an about:srcdoc / about:blank frame's URL origin is "null", but
     // it runs with its creator's origin, and its tools belong to that site.
     const origin = self.origin;
-    if (origin === 'null') return false;
+    if (origin === 'null') return null;
     const anc = location.ancestorOrigins;
     if (anc) {
-      for (let i = 0; i < anc.length; i++) if (anc[i] !== origin) return false;
-      return true;
+      for (let i = 0; i < anc.length; i++) if (anc[i] !== origin) return 'exposed';
+      return 'site';
     }
     try {
-      return window === window.top || window.top?.location.origin === origin;
+      return window === window.top || window.top?.location.origin === origin ? 'site' : 'exposed';
     } catch {
-      return false;
+      return 'exposed';
     }
   }
-  if (!reports()) return;
+  const mode = reports();
+  if (!mode) return;
+  const anc = location.ancestorOrigins;
+  /** The top-level origin, as the browser gives it to this frame (null when it does not). */
+  const topOrigin = anc && anc.length ? anc[anc.length - 1] : null;
 
   /**
    * @typedef {{name: string, title?: string, description: string, inputSchema?: object,
-   *            annotations?: Record<string, boolean|string>, source: string}} Tool
+   *            annotations?: Record<string, boolean|string>, source: string, origin?: string,
+   *            exposedTo?: string[]}} Tool
    * @typedef {{ok: true, value: string} | {ok: false, error: {code: string, message: string}}} Outcome
    * @typedef {{count: Record<string, number>, some: {name: string, why: string}[]}} Dropped
    * @typedef {{id: string, done: boolean, timer: any, local?: string, maxBytes: number,
-   *            abort: () => void}} Call
+   *            abort: () => void, nav?: any}} Call
+   *   nav: the navigate event of a form submission that began during the call
    */
 
   /** @type {Tool[]} the frame's validated list */
   let current = [];
   /** @type {Dropped|null} what validate() left out of it, if anything */
   let currentDropped = null;
+  /** @type {{token: string, origins: string[]}[]} polyfill: this document's iframes given `tools` (frame-policy.js) */
+  let allows = [];
+  /** @type {string|null} polyfill, a cross-origin frame: the token its parent granted `tools` with */
+  let grant = null;
   let currentCanon = '[]';
   /** @type {string|null} what the service worker has from us on this port (null: nothing yet) */
   let sentCanon = null;
@@ -144,23 +159,71 @@
     if (!port) {
       // A prerendered page is not one the user has opened (yet): it announces on activation.
       if (/** @type {any} */ (document).prerendering) return;
-      if (current.length === 0 && !currentDropped) return;
+      if (current.length === 0 && !currentDropped && !allows.length) return;
       connect();
       if (!port) return;
     }
     if (sentCanon === currentCanon) return;
     sentCanon = currentCanon;
-    send(currentDropped
-      ? { type: 'tools', url: location.href, native, tools: current, dropped: currentDropped }
-      : { type: 'tools', url: location.href, native, tools: current });
+    /** @type {Record<string, unknown>} */
+    const msg = { type: 'tools', url: location.href, native, tools: current };
+    if (currentDropped) msg.dropped = currentDropped;
+    if (allows.length) msg.allows = allows;
+    if (grant) msg.grant = grant;
+    send(msg);
   }
 
   /** @param {{tools: Tool[], dropped: Dropped}} valid what validate() gave */
   function update({ tools, dropped }) {
+    if (mode === 'exposed') {
+      // Only what this frame exposed to the top origin, claiming this document's origin (the
+      // worker checks both against what the browser says of this frame and its tab).
+      tools = tools
+        .filter((t) => Array.isArray(t.exposedTo) && (!topOrigin || t.exposedTo.some((o) => originOf(o) === topOrigin)))
+        .map((t) => ({ ...t, origin: self.origin }));
+      dropped = { count: {}, some: [] };
+    }
     current = tools;
     currentDropped = dropped.some.length || Object.keys(dropped.count).length ? dropped : null;
-    currentCanon = canonicalJson(currentDropped ? [tools, currentDropped] : tools);
+    recanon();
     flush();
+  }
+
+  function recanon() {
+    currentCanon = canonicalJson([current, currentDropped, allows, grant]);
+  }
+
+  /** @param {string} u */
+  function originOf(u) {
+    try {
+      return new URL(u).origin;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Polyfill, the top origin's frames: the `tools` permission of this document's iframes. */
+  function readAllows() {
+    const next = allowedFrames().map((f) => ({ token: f.token, origins: f.origins }));
+    postGrants(); // the iframes' documents may be new (a load)
+    if (canonicalJson(next) === canonicalJson(allows)) return;
+    allows = next;
+    recanon();
+    flush();
+  }
+
+  /** Native: the origins to ask getTools({fromOrigins}) about, from the iframes given `tools`
+   * (Chromium checks the permission and exposedTo itself; a name it cannot use is left out,
+   * as one insecure origin would fail the whole call). */
+  function exposingOrigins() {
+    const out = new Set();
+    for (const f of allowedFrames()) {
+      for (const o of f.origins) {
+        const v = o === '*' ? f.src : o;
+        if (v && v !== location.origin && /^(https:|http:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:|$))/.test(v)) out.add(v);
+      }
+    }
+    return [...out].slice(0, 16);
   }
 
   /** @param {any} msg */
@@ -176,8 +239,12 @@
 
   // ---- calls ---------------------------------------------------------------------------
 
-  /** @param {Call} call @param {Outcome} outcome */
-  function finish(call, outcome) {
+  /**
+   * @param {Call} call @param {Outcome} outcome
+   * @param {boolean} [noResponse] a form submitted without respondWith: when its submission is
+   *   taking this document away, the worker answers from the next one (`navigating`)
+   */
+  function finish(call, outcome, noResponse = false) {
     if (call.done) return;
     call.done = true;
     clearTimeout(call.timer);
@@ -185,10 +252,37 @@
     if (call.local !== undefined) byLocal.delete(call.local);
     answered.add(call.id);
     if (answered.size > 4096) answered.delete(/** @type {string} */ (answered.values().next().value)); // the oldest: there is one
+    if (outcome.ok && noResponse && leaving(call)) {
+      send({ type: 'result', id: call.id, ok: true, value: outcome.value, navigating: true });
+      return;
+    }
     send(outcome.ok
       ? { type: 'result', id: call.id, ok: true, value: outcome.value }
       : { type: 'result', id: call.id, ok: false, error: outcome.error });
   }
+
+  // ---- a form that navigates (background/site-calls.js follows it to the next document) ----
+
+  /** @type {any} the Navigation API, which this world sees too */
+  const navApi = /** @type {any} */ (globalThis).navigation;
+  /** A navigation that leaves this document, seen while calls run (a GET form's has no
+   * formData): a form tool that gives no answer of its own (below) is its cause. */
+  navApi?.addEventListener('navigate', (/** @type {any} */ ev) => {
+    try {
+      if (ev.hashChange || ev.downloadRequest !== null || ev.destination?.sameDocument) return;
+    } catch {
+      return;
+    }
+    for (const call of pending.values()) if (!call.done && !call.nav) call.nav = ev;
+  });
+  /** Whether the call's form submission is really leaving (not cancelled or intercepted by the page). @param {Call} call */
+  function leaving(call) {
+    return !!call.nav && !call.nav.defaultPrevented && !navApi?.transition;
+  }
+  // The document goes with calls still waiting on it: the worker follows them to the next one.
+  addEventListener('pagehide', () => {
+    for (const call of pending.values()) if (!call.done && leaving(call)) send({ type: 'result', id: call.id, navigating: true });
+  });
 
   /** Aborts the calls in flight without replying: their port is gone. */
   function dropCalls() {
@@ -247,7 +341,9 @@
       const mark = nativeErrorSeq;
       try {
         const value = await mc.executeTool(rt, args, { signal: ac.signal });
-        finish(call, success(value, maxBytes));
+        // null: what Chromium 156 gives for a form submitted without respondWith (or whose
+        // submission navigates: it drops respondWith then).
+        finish(call, success(value, maxBytes), value === null || value === 'null');
       } catch (e) {
         // Chromium hides what the tool threw behind an UnknownError; the MAIN world reported
         // the real message as it went by (page/main/native.js).
@@ -319,6 +415,16 @@
             list = [];
           }
           if (!Array.isArray(list)) list = [];
+          const from = exposingOrigins();
+          if (from.length) {
+            try {
+              const more = await mc.getTools({ fromOrigins: from });
+              // This document's own tools first: a name clash keeps the page's own.
+              if (Array.isArray(more)) list = [...list, ...more.filter((t) => t && t.origin !== location.origin)];
+            } catch {
+              /* no exposed tools this time */
+            }
+          }
           const valid = validateList(list, native);
           const keep = new Set(valid.tools.map((t) => t.name));
           const map = new Map();
@@ -369,7 +475,7 @@
         if (!call) return;
         if (msg.ok === true) {
           if (typeof msg.value !== 'string') finish(call, fail('page_error', 'The page returned an invalid result.'));
-          else finish(call, success(msg.value, call.maxBytes));
+          else finish(call, success(msg.value, call.maxBytes), msg.noResponse === true);
         } else {
           finish(call, fail('page_error', messageOf(typeof msg.error === 'string' ? msg.error : '')));
         }
@@ -394,6 +500,17 @@
 
   document.addEventListener('prerenderingchange', () => flush(), { once: true });
 
+  if (mode === 'site') {
+    watchFrames(() => (native ? refreshNative() : readAllows()));
+    if (!native) readAllows(); // iframes already there (files injected into an open tab)
+  } else {
+    listenForGrant((t) => {
+      if (t === grant) return;
+      grant = t;
+      recanon();
+      flush();
+    });
+  }
   if (native) {
     mc.addEventListener('toolchange', () => refreshNative());
     window.addEventListener(PAGE_EVENT, onNativeError);

@@ -17,7 +17,8 @@
 
   /**
    * @typedef {{name: string, title?: string, description: string, inputSchema?: object,
-   *            outputSchema?: object, annotations?: Record<string, boolean|string>, source: string}} Tool
+   *            outputSchema?: object, annotations?: Record<string, boolean|string>, source: string,
+   *            origin?: string, exposedTo?: string[]}} Tool
    * @typedef {{count: Record<string, number>, some: {name: string, why: string}[]}} Dropped
    */
 
@@ -57,7 +58,10 @@
           continue;
         }
         if (seen.has(name)) continue;
-        if (native && typeof t.origin === 'string' && t.origin !== location.origin) continue;
+        // Native: another origin's tool is one Chromium let this document see (an exposed
+        // cross-origin frame's, getTools({fromOrigins})); it keeps its origin.
+        const foreign = native && typeof t.origin === 'string' && t.origin !== location.origin ? t.origin : null;
+        if (foreign !== null && foreign.length > 512) continue;
         seen.add(name);
         /** @type {Tool} */
         const tool = {
@@ -66,6 +70,12 @@
           source: native ? 'native' : PAGE_SOURCES.has(t.source) ? t.source : 'polyfill',
         };
         if (typeof t.title === 'string' && t.title) tool.title = t.title.slice(0, MAX_TITLE);
+        if (foreign !== null) tool.origin = foreign;
+        // Polyfill: registerTool's exposedTo (origins), for a cross-origin frame's report.
+        if (!native && Array.isArray(t.exposedTo)) {
+          const to = t.exposedTo.filter((/** @type {unknown} */ o) => typeof o === 'string' && o.length <= 512).slice(0, 16);
+          if (to.length) tool.exposedTo = to;
+        }
         // A schema too deep or too big drops the tool: without it the tool would be another.
         let tooBig = false;
         for (const key of /** @type {const} */ (['inputSchema', 'outputSchema'])) {

@@ -41,6 +41,7 @@
           outputSchema: e.outputSchema,
           annotations: e.annotations,
           source: e.source,
+          exposedTo: e.exposedTo,
         });
       }
       post({ type: 'tools', tools: list });
@@ -58,8 +59,10 @@
       try {
         const v = await run(e, isObj(args) && !isArray(args) ? args : {}, ac.signal);
         // A form submitted without respondWith: our words, where the page's executeTool gets "null".
-        const value = v instanceof NoResponse ? /** @type {any} */ (v).text : v;
-        if (!ac.signal.aborted) post({ type: 'result', id, ok: true, value: resultText(value) });
+        const none = v instanceof NoResponse;
+        const value = none ? /** @type {any} */ (v).text : v;
+        // noResponse: a form submitted without respondWith (if it navigates, the next document answers).
+        if (!ac.signal.aborted) post(none ? { type: 'result', id, ok: true, value: resultText(value), noResponse: true } : { type: 'result', id, ok: true, value: resultText(value) });
       } catch (err) {
         if (!ac.signal.aborted) post({ type: 'result', id, ok: false, error: errorMessage(err) });
       } finally {

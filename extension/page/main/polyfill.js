@@ -20,6 +20,16 @@
   const promiseResolve = PromiseC.resolve;
   const promiseThen = PromiseC.prototype.then;
   const ORIGIN = location.origin;
+  // The `tools` permission, where this browser knows the feature (Chromium without WebMCP does
+  // not: then the parent's `allow` attribute is read by the extension instead, frame-policy.js).
+  const toolsDenied = (() => {
+    try {
+      const fp = /** @type {any} */ (D).featurePolicy;
+      return !!fp && fp.features().includes('tools') && !fp.allowsFeature('tools');
+    } catch {
+      return false;
+    }
+  })();
 
   /**
    * Installs document.modelContext and the legacy surface on one registry.
@@ -30,7 +40,7 @@
      * @typedef {{
      *   name: string, title: string, description: string, inputSchema?: any, annotations?: any,
      *   source: 'polyfill'|'legacy'|'declarative', execute: Function, tool: any,
-     *   provided?: boolean, form?: HTMLFormElement, key?: string
+     *   provided?: boolean, form?: HTMLFormElement, key?: string, exposedTo?: string[]
      * }} Entry
      * @typedef {(kind: 'ok'|'error'|'abort', v: unknown) => void} Settle
      */
@@ -236,10 +246,12 @@
       registerTool(tool, options = undefined) {
         return new PromiseC((resolve) => {
           const t = readToolDict(tool, 'registerTool');
-          // Options members in Chromium's (sorted) order. Cross-origin frames are not polyfilled,
-          // so `exposedTo` is checked and kept for nothing else (docs/ARCHITECTURE.md).
+          // Options members in Chromium's (sorted) order. `exposedTo` reaches the extension (a
+          // cross-origin frame's tool counts for the top site only when it names the top
+          // origin); the page's own getTools() in other origins does not see it (docs/ARCHITECTURE.md).
           const exposedTo = isObj(options) ? /** @type {any} */ (options).exposedTo : undefined;
-          readOrigins(exposedTo, 'registerTool', 'ModelContextRegisterToolOptions', 'exposedTo');
+          const origins = readOrigins(exposedTo, 'registerTool', 'ModelContextRegisterToolOptions', 'exposedTo');
+          if (toolsDenied) throw domError('Access to the feature "tools" is disallowed by permissions policy.', 'NotAllowedError');
           const signal = isObj(options) ? /** @type {any} */ (options).signal : undefined;
           if (signal !== undefined && !(signal instanceof AbortSignalC)) {
             throw opError('registerTool', "Failed to read the 'signal' property from 'ModelContextRegisterToolOptions': Failed to convert value to 'AbortSignal'.");
@@ -249,6 +261,7 @@
           if (tools.has(t.name)) throw domError('Duplicate tool name', 'InvalidStateError');
           /** @type {Entry} */
           const e = { ...t, source: 'polyfill' };
+          if (origins && origins.length) e.exposedTo = origins;
           // Registered now (a second registration of the name fails at once); settled with its toolchange.
           add(e, () => resolve(undefined));
           if (signal) rApply(listen, signal, ['abort', () => remove(e), { once: true }]);

@@ -106,6 +106,9 @@ class Tool(_Model):
     annotations: ToolAnnotations | None = None
     source: ToolSource = "native"
     skill: str | None = None  # source "skill": the skill's name (docs/SKILLS.md)
+    # A tool of a cross-origin frame that exposed it to the page (allow="tools" and
+    # exposedTo naming the top origin): the frame's origin, as the browser gave it.
+    origin: Annotated[str, Field(max_length=512)] | None = None
 
     @model_validator(mode="before")
     @classmethod

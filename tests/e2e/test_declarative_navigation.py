@@ -1,0 +1,92 @@
+"""Declarative forms that navigate (issue 10, spec issue #135): a `toolautosubmit` form whose
+submission loads another document answers from that document (its URL, title and a compact
+text), not with a navigation error; a form that answers through `respondWith` keeps its answer.
+Both modes, through MCP `tools/call`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.mcp_session import text
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+SITE = Path(__file__).parent / "site"
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """The test site, where a POST gets the page a GET would (the form's result page)."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        self.do_GET()
+
+
+@pytest.fixture(scope="module")
+def form_site() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def slug(url: str) -> str:
+    return url.split("/")[2].replace(".", "_").replace(":", "_")
+
+
+def landed(r: Any) -> dict[str, Any]:
+    """The destination document the call's result describes."""
+    assert not r.is_error, text(r)
+    return r.structured_content or json.loads(text(r))
+
+
+async def test_a_form_that_gets_another_page_answers_from_it(browser, mcp, form_site):
+    page = await browser.open(form_site + "nav-form.html")
+    s = slug(form_site)
+    await mcp.wait_tools(lambda n: f"{s}__book_table" in n)
+    got = landed(await mcp.call(f"{s}__book_table", {"who": "Ann", "guests": 2}))
+    assert got["submitted"] is True
+    assert "nav-result.html?who=Ann&guests=2" in got["url"]
+    assert got["title"] == "Reservation received"
+    assert "Table for 2 in the name of Ann." in got["text"]
+    assert page.url == got["url"]
+
+
+async def test_a_form_that_posts_answers_from_the_result_page(browser, mcp, form_site):
+    await browser.open(form_site + "nav-form.html")
+    s = slug(form_site)
+    await mcp.wait_tools(lambda n: f"{s}__send_note" in n)
+    got = landed(await mcp.call(f"{s}__send_note", {"note": "window seat please"}))
+    assert got["url"].endswith("nav-result.html?posted=1")
+    assert "Your note was sent." in got["text"]
+
+
+async def test_respond_with_and_a_navigation(browser, mcp, form_site):
+    page = await browser.open(form_site + "nav-form.html")
+    s = slug(form_site)
+    await mcp.wait_tools(lambda n: f"{s}__book_answered" in n)
+    r = await mcp.call(f"{s}__book_answered", {"who": "Bea"})
+    if browser.mode == "polyfill":
+        # The form's own answer, given before its document went.
+        assert not r.is_error and text(r) == "booked for Bea"
+    else:
+        # Chromium 156 drops respondWith when the submission navigates (its executeTool gives
+        # "null"), so the destination document answers (docs/ARCHITECTURE.md).
+        assert "in the name of Bea." in landed(r)["text"]
+    await page.wait_for_url("**/nav-result.html?who=Bea")
