@@ -154,5 +154,19 @@
     else document.addEventListener('readystatechange', start, { once: true });
   }
 
-  ns.framePolicy = Object.freeze({ toolsOrigins, allowedFrames, postGrants, listenForGrant, watch });
+  /** Native: the origins to ask getTools({fromOrigins}) about, from the iframes given `tools`
+   * (Chromium checks the permission and exposedTo itself; a name it cannot use is left out,
+   * as one insecure origin would fail the whole call). */
+  function exposingOrigins() {
+    const out = new Set();
+    for (const f of allowedFrames()) {
+      for (const o of f.origins) {
+        const v = o === '*' ? f.src : o;
+        if (v && v !== location.origin && /^(https:|http:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:|$))/.test(v)) out.add(v);
+      }
+    }
+    return [...out].slice(0, 16);
+  }
+
+  ns.framePolicy = Object.freeze({ toolsOrigins, allowedFrames, postGrants, listenForGrant, watch, exposingOrigins });
 })();

@@ -24,7 +24,8 @@
   const { canonicalJson } = ns.toolChecks;
   const { validate: validateList, isPlainObject } = ns.frameTools;
   const { fail, success, messageOf, formatSeconds } = ns.outcomes;
-  const { allowedFrames, postGrants, listenForGrant, watch: watchFrames } = ns.framePolicy;
+  const { watch: watchLeaving } = ns.leaving;
+  const { allowedFrames, postGrants, listenForGrant, watch: watchFrames, exposingOrigins } = ns.framePolicy;
 
   const PAGE_EVENT = 'webmcp-sidecar:page'; // MAIN -> ISOLATED
   const EXT_EVENT = 'webmcp-sidecar:ext'; // ISOLATED -> MAIN
@@ -212,20 +213,6 @@
     flush();
   }
 
-  /** Native: the origins to ask getTools({fromOrigins}) about, from the iframes given `tools`
-   * (Chromium checks the permission and exposedTo itself; a name it cannot use is left out,
-   * as one insecure origin would fail the whole call). */
-  function exposingOrigins() {
-    const out = new Set();
-    for (const f of allowedFrames()) {
-      for (const o of f.origins) {
-        const v = o === '*' ? f.src : o;
-        if (v && v !== location.origin && /^(https:|http:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:|$))/.test(v)) out.add(v);
-      }
-    }
-    return [...out].slice(0, 16);
-  }
-
   /** @param {any} msg */
   function onPortMessage(msg) {
     if (!msg || typeof msg !== 'object') return;
@@ -261,28 +248,8 @@
       : { type: 'result', id: call.id, ok: false, error: outcome.error });
   }
 
-  // ---- a form that navigates (background/site-calls.js follows it to the next document) ----
-
-  /** @type {any} the Navigation API, which this world sees too */
-  const navApi = /** @type {any} */ (globalThis).navigation;
-  /** A navigation that leaves this document, seen while calls run (a GET form's has no
-   * formData): a form tool that gives no answer of its own (below) is its cause. */
-  navApi?.addEventListener('navigate', (/** @type {any} */ ev) => {
-    try {
-      if (ev.hashChange || ev.downloadRequest !== null || ev.destination?.sameDocument) return;
-    } catch {
-      return;
-    }
-    for (const call of pending.values()) if (!call.done && !call.nav) call.nav = ev;
-  });
-  /** Whether the call's form submission is really leaving (not cancelled or intercepted by the page). @param {Call} call */
-  function leaving(call) {
-    return !!call.nav && !call.nav.defaultPrevented && !navApi?.transition;
-  }
-  // The document goes with calls still waiting on it: the worker follows them to the next one.
-  addEventListener('pagehide', () => {
-    for (const call of pending.values()) if (!call.done && leaving(call)) send({ type: 'result', id: call.id, navigating: true });
-  });
+  // A form that navigates: background/site-calls.js follows it to the next document (leaving.js).
+  const leaving = watchLeaving(() => pending.values(), (msg) => send(msg));
 
   /** Aborts the calls in flight without replying: their port is gone. */
   function dropCalls() {
