@@ -160,6 +160,23 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
       if (entry && panels.size) broadcast({ type: 'oplog', entry });
     },
 
+    /**
+     * A call made for someone the ids do not name (an AI chat site: chat-sites.js): its entry,
+     * with that caller. A site call's `result` closes it (callFinished); a local server's
+     * outcome comes to logEnd.
+     * @param {string} id @param {import('../lib/oplog.js').Caller} caller
+     * @param {string} site @param {string} tool @param {any} args
+     */
+    logCall(id, caller, site, tool, args) {
+      const entry = oplog.start(id, caller, site, tool, args, Date.now(), performance.now());
+      if (panels.size) broadcast({ type: 'oplog', entry });
+    },
+    /** @param {string} id @param {{ok: boolean, value?: string|null, error?: any}} outcome */
+    logEnd(id, outcome) {
+      const entry = oplog.finish(id, { ok: outcome.ok, value: outcome.value ?? null, error: outcome.error ?? null }, performance.now(), null);
+      if (entry && panels.size) broadcast({ type: 'oplog', entry });
+    },
+
     /** True when the result answers an Inspector call: it goes to that panel, not the host. */
     inspectorResult(msg, entry) {
       const asker = inspecting.get(msg.id);

@@ -11,6 +11,7 @@
 
 import { checkHostMessage, errorResult } from '../lib/messages.js';
 import { PAGE_PORT_NAME } from '../lib/protocol.js';
+import { CHAT_PORT_NAME } from './chat-sites.js';
 import { PANEL_PORT_NAME } from './panel-bridge.js';
 
 const noop = () => {};
@@ -41,6 +42,7 @@ const table = (routes) => new Map(Object.entries(routes));
  *   openUrl: (id: string, url: string) => Promise<void>,
  *   skills: import('./skills.js').Skills,
  *   skillsPanel: ReturnType<typeof import('./skills-panel.js').createSkillsPanel>,
+ *   chatSites?: import('./chat-sites.js').ChatSites,
  *   status: () => any,
  *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
  * }} w the worker's parts (worker.js)
@@ -87,12 +89,17 @@ export function createRoutes(w) {
     agent_error: ['panel-bridge.js', toPanels],
     agent_skills: ['panel-bridge.js', toPanels],
     agent_servers: ['panel-bridge.js', toPanels],
+    agent_chat_sites: ['panel-bridge.js', toPanels],
+    // AI chat websites: the adapters, and local servers' answers for their calls.
+    chat_sites: ['chat-sites.js', (raw) => void w.chatSites?.update(raw)],
+    chat_server_result: ['chat-sites.js', (raw) => w.chatSites?.serverResult(raw)],
     // Local MCP servers' calls (the host runs them): the operation log only.
     agent_server_call: ['panel-bridge.js', (raw) => panel.serverCall(raw)],
     // The link itself.
     host_hello: ['native-link.js, panel-bridge.js', checked((m) => {
       link.hostHello(m); // another protocol: no call is routed (routeHost), the panels say why
       panel.statusChanged();
+      // The host answers this with the skills and the chat-site adapters (chat_link.py).
       if (!link.mismatch) toHost({ type: 'skills_get' });
     })],
     ping: ['routes.js', checked((m) => void toHost({ type: 'pong', id: m.id }))],
@@ -123,6 +130,7 @@ export function createRoutes(w) {
   const PORTS = table({
     [PAGE_PORT_NAME]: ['frame-ports.js', (port) => frames.connect(port, fromPage)],
     [PANEL_PORT_NAME]: ['panel-bridge.js', (port) => panel.connect(port, fromPanel)],
+    [CHAT_PORT_NAME]: ['chat-sites.js', (port) => w.chatSites?.connect(port)],
   });
 
   /** chrome.runtime.onMessage from extension pages, answered with sendResponse. */
@@ -170,6 +178,7 @@ export function createRoutes(w) {
     if (msg.type === 'result') {
       const entry = panel.callFinished(msg); // the operation log: every result, whoever called
       if (panel.inspectorResult(msg, entry)) return true; // the Inspector's calls stay in the extension
+      if (w.chatSites?.ownResult(msg)) return true; // so do chat sites' (ids `c.N`)
     } else if (msg.type === 'site_tools' || msg.type === 'registry') {
       panel.registryChanged();
     }

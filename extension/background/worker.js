@@ -11,6 +11,7 @@ import { FramePorts } from './frame-ports.js';
 import { NativeLink } from './native-link.js';
 import { installOpenTabs } from './open-tabs.js';
 import { openUrl } from './open-url.js';
+import { ChatSites } from './chat-sites.js';
 import { createPanelBridge } from './panel-bridge.js';
 import { createRoutes } from './routes.js';
 import { SiteCalls } from './site-calls.js';
@@ -106,9 +107,16 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
     changed: () => updates.schedule(),
   });
 
+  // AI chat websites: their calls run like the Inspector's, logged with the chat site as caller.
+  const chatSites = new ChatSites({
+    chrome, registry, send, log, runCall: (m) => siteCalls.call(m),
+    logCall: (id, caller, site, tool, args) => panel.logCall(id, caller, site, tool, args),
+    logEnd: (id, outcome) => panel.logEnd(id, outcome),
+  });
+
   // --- messages: routes.js ---------------------------------------------------------------------
   const routes = createRoutes({
-    chrome, link, siteCalls, frames, panel, browserTools, log, status, skills,
+    chrome, link, siteCalls, frames, panel, browserTools, log, status, skills, chatSites,
     skillsPanel: createSkillsPanel({ chrome, skills, registry }),
     openUrl: (id, url) => openUrl(chrome, send, id, url),
   });
@@ -131,7 +139,7 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   const openTabs = installOpenTabs({ chrome, log });
 
   return {
-    registry, status, connect, browserTools, routes, panel, openTabs, skills,
+    registry, status, connect, browserTools, routes, panel, openTabs, skills, chatSites,
     framePorts: frames.ports,
     pending: siteCalls.pending,
     /** No more reconnects or timers of its own (tests drop a worker this way; Chrome just ends it). */

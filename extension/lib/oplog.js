@@ -15,7 +15,8 @@ const MAX_DEPTH = 8;
 const SECRET_KEY = /pass(word|wd|phrase|code)?$|^pwd$|secret|token|api[-_]?key|credential|^(pin|otp|cvv|cvc|2fa)$|card.?number/i;
 
 /**
- * @typedef {{kind: 'agent'|'mcp'|'inspector'|'host', label: string}} Caller
+ * @typedef {{kind: 'agent'|'mcp'|'inspector'|'host'|'chat', label: string}} Caller
+ *   (`chat`: an AI chat website, labelled `Chat: <site>`; background/chat-sites.js)
  * @typedef {{id: string, time: number, who: Caller, site: string, tool: string, args: any,
  *   state: 'running'|'ok'|'error', value?: string, error?: {code: string, message: string},
  *   ms?: number, _t0?: number, rec?: Rec}} Entry

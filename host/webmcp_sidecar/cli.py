@@ -47,6 +47,10 @@ def _parser() -> argparse.ArgumentParser:
 
     add_servers_parser(sub)  # servers add|list|remove|test|enable|disable|import
 
+    from webmcp_sidecar.chat_sites.cli import add_parser as add_chat_sites_parser
+
+    add_chat_sites_parser(sub)  # chat-sites list|add|validate|remove
+
     demo = sub.add_parser("demo", help="open the demo site in Chromium and call its tools")
     demo.add_argument("--headed", action="store_true", help="show the browser window")
     demo.add_argument(
@@ -90,6 +94,10 @@ def main(argv: list[str] | None = None) -> int:
         from webmcp_sidecar.servers.cli import run as servers_run
 
         return servers_run(args)
+    if args.cmd == "chat-sites":
+        from webmcp_sidecar.chat_sites.cli import run as chat_sites_run
+
+        return chat_sites_run(args)
     if args.cmd in ("install", "uninstall", "doctor"):
         from webmcp_sidecar.setup.install.commands import run as install_run
 
@@ -105,11 +113,12 @@ def _run_host(origin: str) -> int:
     # The host and the side panel's agent meet here: the agent depends only on
     # `agent.port.HostPort`, and its hook is light (the agent loads on first panel use).
     from webmcp_sidecar.agent.hook import install as install_agent
+    from webmcp_sidecar.native_host.chat_link import install as install_chat
     from webmcp_sidecar.native_host.process import main as host_main
     from webmcp_sidecar.native_host.servers_link import install as install_servers
     from webmcp_sidecar.native_host.skills_link import install as install_skills
 
-    return host_main(origin, plugins=[install_agent, install_skills, install_servers])
+    return host_main(origin, plugins=[install_agent, install_skills, install_servers, install_chat])
 
 
 def _run_mcp(args: argparse.Namespace) -> int:

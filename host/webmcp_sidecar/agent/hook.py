@@ -8,7 +8,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 # Plain data: the agent stays unloaded.
-from webmcp_sidecar.wire.constants import PANEL_TYPES, SERVERS_PANEL_TYPES, SKILLS_PANEL_TYPES
+from webmcp_sidecar.wire.constants import (
+    CHAT_SITES_PANEL_TYPES,
+    PANEL_TYPES,
+    SERVERS_PANEL_TYPES,
+    SKILLS_PANEL_TYPES,
+)
 
 if TYPE_CHECKING:
     from webmcp_sidecar.agent.port import HostPort
@@ -39,5 +44,5 @@ def install(host: HostPort) -> None:
         service.handle(raw)
 
     for kind in PANEL_TYPES:
-        if kind not in SKILLS_PANEL_TYPES and kind not in SERVERS_PANEL_TYPES:
+        if kind not in (*SKILLS_PANEL_TYPES, *SERVERS_PANEL_TYPES, *CHAT_SITES_PANEL_TYPES):
             host.handlers[kind] = handle

@@ -122,9 +122,20 @@ class PanelServers(_Model):
     args: dict[str, Any] | None = None
 
 
+class PanelChatSites(_Model):
+    """The chat-site adapters (docs/CHAT_SITES.md); one `agent_chat_sites` answers. Handled by
+    the host's chat-sites plugin (native_host/chat_link.py), not by the agent."""
+
+    type: Literal["panel_chat_sites"] = "panel_chat_sites"
+    id: Annotated[str, Field(min_length=1, max_length=100)]
+    op: Literal["list", "get", "validate", "save", "remove", "enable", "disable", "schema"]
+    name: Annotated[str, Field(max_length=100)] | None = None
+    text: Annotated[str, Field(max_length=64 * 1024)] | None = None  # an adapter file's text
+
+
 PanelMessage = Annotated[
     PanelHello | PanelSettings | PanelKey | PanelChat | PanelStop | PanelConfirm | PanelOpen
-    | PanelNew | PanelDelete | PanelSkills | PanelServers,
+    | PanelNew | PanelDelete | PanelSkills | PanelServers | PanelChatSites,
     Field(discriminator="type"),
 ]
 panel_message: TypeAdapter[PanelMessage] = TypeAdapter(PanelMessage)
@@ -377,6 +388,19 @@ class AgentServerCall(_Model):
     value: str | None = None  # the result text, cut
     error: dict[str, str] | None = None  # {code, message}
     ms: float | None = None
+
+
+class AgentChatSites(_Model):
+    """The answer to `panel_chat_sites` `id`: the adapters as `chat-sites list --json` shows them
+    (list and every change), a file's text (get, schema), or the problems of a text."""
+
+    type: Literal["agent_chat_sites"] = "agent_chat_sites"
+    id: str
+    ok: bool
+    sites: list[dict[str, Any]] | None = None
+    text: str | None = None
+    problems: list[str] | None = None
+    error: str | None = None
 
 
 class AgentError(_Model):

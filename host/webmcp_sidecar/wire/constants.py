@@ -119,13 +119,15 @@ ENTRY_MISMATCH = (
 # --- the side panel's messages (models in agent/panel_messages.py) --------------------------
 PANEL_TYPES = (
     "panel_hello", "panel_settings", "panel_key", "panel_chat", "panel_stop", "panel_confirm",
-    "panel_open", "panel_new", "panel_delete", "panel_skills", "panel_servers",
+    "panel_open", "panel_new", "panel_delete", "panel_skills", "panel_servers", "panel_chat_sites",
 )  # fmt: skip
 AGENT_TYPES = (
     "agent_state", "agent_keys", "agent_conversation", "agent_event", "agent_error", "agent_skills",
-    "agent_servers", "agent_server_call",
+    "agent_servers", "agent_server_call", "agent_chat_sites",
 )  # fmt: skip
 # Panel messages the skills plugin handles (native_host/skills_link.py), not the agent.
 SKILLS_PANEL_TYPES = ("panel_skills",)
 # Panel messages the local servers plugin handles (native_host/servers_link.py), not the agent.
 SERVERS_PANEL_TYPES = ("panel_servers",)
+# Panel messages the chat-sites plugin handles (native_host/chat_link.py), not the agent.
+CHAT_SITES_PANEL_TYPES = ("panel_chat_sites",)

@@ -363,6 +363,58 @@ class Skills(_Model):
     skills: list[dict[str, Any]] = Field(default_factory=list)
 
 
+class ChatSitesGet(_Model):
+    """browser->host: send me the chat-site adapters (after `host_hello`; the answer is
+    `ChatSites`)."""
+
+    type: Literal["chat_sites_get"] = "chat_sites_get"
+
+
+class ChatSites(_Model):
+    """host->browser: the enabled chat-site adapters, each a document of
+    `chat_sites.model.ChatSite` plus `verified` (docs/CHAT_SITES.md). Sent on `chat_sites_get`
+    and whenever they change."""
+
+    type: Literal["chat_sites"] = "chat_sites"
+    sites: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ChatSiteVerified(_Model):
+    """browser->host: adapter `name` made a whole round trip on the live site `host` (a tool
+    call caught, run, and its result sent back): the store marks its current text verified."""
+
+    type: Literal["chat_site_verified"] = "chat_site_verified"
+    name: Annotated[str, Field(max_length=100)]
+    host: Annotated[str, Field(max_length=260)]
+
+
+class ChatServerCall(_Model):
+    """browser->host: for chat site `site`, list the local MCP servers' tools (`op` tools) or call
+    `tool` of `server` (`op` call); one `ChatServerResult` of the same `id` answers. The worker
+    logs the call with the chat site as the caller."""
+
+    type: Literal["chat_server_call"] = "chat_server_call"
+    id: Annotated[str, Field(min_length=1, max_length=100)]
+    op: Literal["tools", "call"]
+    site: Annotated[str, Field(max_length=260)] = ""
+    server: Annotated[str, Field(max_length=200)] | None = None
+    tool: Annotated[str, Field(max_length=200)] | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    timeout_ms: Annotated[int, Field(ge=1, le=600_000)] = 60_000
+
+
+class ChatServerResult(_Model):
+    """host->browser: the answer to `ChatServerCall` `id`: `tools` (server -> its enabled tools
+    as MCP `tools/list` gives them), or a call's outcome (`value`: the result's text)."""
+
+    type: Literal["chat_server_result"] = "chat_server_result"
+    id: str
+    ok: bool
+    tools: dict[str, list[dict[str, Any]]] | None = None
+    value: str | None = None
+    error: CallError | None = None
+
+
 class Welcome(_SitesSnapshot):
     """The host's answer to `EntryHello`: who it is and what it has now."""
 
@@ -389,7 +441,19 @@ class Status(_Model):
 
 
 ExtensionMessage = Annotated[
-    Hello | Registry | SiteTools | Result | Chunk | Pong | Ping | Log | SessionTabs | SkillsGet,
+    Hello
+    | Registry
+    | SiteTools
+    | Result
+    | Chunk
+    | Pong
+    | Ping
+    | Log
+    | SessionTabs
+    | SkillsGet
+    | ChatSitesGet
+    | ChatSiteVerified
+    | ChatServerCall,
     Field(discriminator="type"),
 ]
 HostToExtension = Annotated[
@@ -403,7 +467,9 @@ HostToExtension = Annotated[
     | SessionEnd
     | BrowserCall
     | HostHello
-    | Skills,
+    | Skills
+    | ChatSites
+    | ChatServerResult,
     Field(discriminator="type"),
 ]
 EntryMessage = Annotated[

@@ -1,0 +1,291 @@
+// AI chat websites (docs/CHAT_SITES.md): the host's adapters, matched against tabs; on a tab of a
+// site an adapter names, the chat toolbar (isolated world, page/chat/) is offered, and only once
+// the user turned tools on for that site does the MAIN-world hook (page/chat/hook.js) go in. The
+// page asks on its port (`webmcp-chat`) for its state and to run the calls its chat's model made:
+// tools of open WebMCP sites and skills (the registry; run like the Inspector's calls, id `c.N`),
+// and the user's local MCP servers' tools (through the host: `chat_server_call`). Every call is in
+// the operation log with the chat site as its caller. Per site, kept in chrome.storage.local:
+// enabled, the chosen tools, auto-run for read-only tools, auto-send of results.
+
+import { calls, CHAT_LIB_FILES } from '../lib/chat/index.js';
+import { DEFAULT_MAX_BYTES } from '../lib/protocol.js';
+import { siteOf } from '../lib/site.js';
+
+export const CHAT_PORT_NAME = 'webmcp-chat';
+const STORE_KEY = 'chatSites.prefs';
+const ISOLATED_FILES = [...CHAT_LIB_FILES, 'page/chat/ui.js', 'page/chat/main.js'];
+const HOOK_FILE = 'page/chat/hook.js';
+const CALL_TIMEOUT_MS = 60_000;
+const SERVER_TOOLS_TTL_MS = 30_000;
+const MAX_CHOSEN = 64;
+const MAX_ADAPTERS = 200;
+
+/**
+ * @typedef {{enabled: boolean, chosen: string[], autoRun: boolean, autoSend: boolean}} Prefs
+ * @typedef {{key: string, where: string, tool: string, kind: 'site'|'mcp', description: string,
+ *   inputSchema: any, readOnly: boolean}} Offered
+ */
+
+/** A page's `host[:port]` against an adapter's hostname (`*.x` = x and its subdomains). */
+export function hostMatches(pattern, host) {
+  const [name, port = ''] = host.split(':');
+  const [pname, pport = ''] = pattern.split(':');
+  if (pport && pport !== port) return false;
+  return pname.startsWith('*.') ? name === pname.slice(2) || name.endsWith(pname.slice(1)) : name === pname;
+}
+
+/** Read-only as the confirm policy counts it: said so, and not said to change things. */
+const readOnly = (a) => a?.readOnlyHint === true && a?.destructiveHint !== true && a?.consequentialHint !== true;
+
+export class ChatSites {
+  /**
+   * @param {{
+   *   chrome: typeof globalThis.chrome,
+   *   registry: import('../lib/registry.js').Registry,
+   *   runCall: (msg: any) => void,
+   *   send: (msg: any) => boolean,
+   *   logCall: (id: string, caller: {kind: 'chat', label: string}, site: string, tool: string, args: any) => void,
+   *   logEnd: (id: string, outcome: {ok: boolean, value?: string|null, error?: any}) => void,
+   *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
+   * }} w runCall: a site call routed as if the host had sent it (its result comes to ownResult)
+   */
+  constructor(w) {
+    this.w = w;
+    /** @type {any[]} */
+    this.adapters = [];
+    /** @type {Record<string, Prefs>} */
+    this.prefs = {};
+    this.loaded = w.chrome.storage?.local?.get(STORE_KEY).then((r) => { this.prefs = /** @type {any} */ (r?.[STORE_KEY]) ?? {}; }, () => {});
+    /** @type {Set<chrome.runtime.Port>} */
+    this.ports = new Set();
+    /** @type {Map<string, {port: chrome.runtime.Port, req: unknown}>} calls in flight, by id */
+    this.pending = new Map();
+    /** @type {Map<string, (raw: any) => void>} server tool lists asked for, by id */
+    this.asked = new Map();
+    this.seq = 0;
+    /** @type {{at: number, tools: Record<string, any[]>}|null} */
+    this.serverTools = null;
+    this.verifiedSent = new Set();
+    w.chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
+      if (change.status === 'complete' && tab?.url) void this.offer(tabId, tab.url);
+    });
+  }
+
+  // --- the host --------------------------------------------------------------------------------
+
+  /** `chat_sites`: the enabled adapters; tabs open on their sites get the toolbar now. */
+  async update(raw) {
+    this.adapters = Array.isArray(raw?.sites) ? raw.sites.slice(0, MAX_ADAPTERS) : [];
+    for (const port of this.ports) this.postState(port);
+    const tabs = await this.w.chrome.tabs.query({}).catch(() => []);
+    for (const tab of tabs) if (tab.id !== undefined && tab.url) void this.offer(tab.id, tab.url);
+  }
+
+  /** `chat_server_result`: a server tool list, or a call's outcome. */
+  serverResult(raw) {
+    if (typeof raw?.id !== 'string') return;
+    const waiter = this.asked.get(raw.id);
+    if (waiter) {
+      this.asked.delete(raw.id);
+      return waiter(raw);
+    }
+    if (!this.pending.has(raw.id)) return;
+    const outcome = { ok: raw.ok === true, value: typeof raw.value === 'string' ? raw.value : null, error: raw.error ?? null };
+    this.w.logEnd(raw.id, outcome);
+    this.answer(raw.id, outcome);
+  }
+
+  /** A `result` on its way to the host: true when it answers one of our calls (kept here). */
+  ownResult(msg) {
+    if (typeof msg?.id !== 'string' || !msg.id.startsWith('c.') || !this.pending.has(msg.id)) return false;
+    this.answer(msg.id, { ok: msg.ok === true, value: msg.value ?? null, error: msg.error ?? null });
+    return true;
+  }
+
+  // --- tabs ------------------------------------------------------------------------------------
+
+  /** The adapter for a page URL (http/https only), or null. */
+  adapterFor(url) {
+    let u;
+    try { u = new URL(url); } catch { return null; }
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') return null;
+    return this.adapters.find((a) => (a.hostnames ?? []).some((h) => hostMatches(h, u.host))) ?? null;
+  }
+
+  /** A loaded tab of an adapter's site: the toolbar (isolated world), the hook if enabled. */
+  async offer(tabId, url) {
+    if (!this.adapterFor(url)) return;
+    await this.loaded;
+    const target = { tabId, frameIds: [0] };
+    try {
+      await this.w.chrome.scripting.executeScript({ target, files: ISOLATED_FILES });
+      if (this.prefsOf(siteOf(url) ?? '').enabled) await this.hook(tabId);
+    } catch (e) {
+      this.w.log('debug', `chat toolbar not added to tab ${tabId}: ${e?.message ?? e}`);
+    }
+  }
+
+  /** The MAIN-world hook, only ever for an enabled site (a second copy does nothing). */
+  async hook(tabId) {
+    await this.w.chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, files: [HOOK_FILE], world: 'MAIN' });
+  }
+
+  // --- the page's port -------------------------------------------------------------------------
+
+  /** Port `webmcp-chat` from a chat page's isolated world: its site is the tab's, never its word. */
+  connect(port) {
+    const tab = port.sender?.tab;
+    if (!tab?.id || port.sender?.frameId !== 0 || port.sender?.id !== this.w.chrome.runtime.id) return port.disconnect();
+    this.ports.add(port);
+    port.onDisconnect.addListener(() => {
+      void this.w.chrome.runtime.lastError;
+      this.ports.delete(port);
+      for (const [id, p] of this.pending) if (p.port === port) this.pending.delete(id);
+    });
+    port.onMessage.addListener((msg) => {
+      try {
+        void this.fromPage(port, msg);
+      } catch (e) {
+        this.w.log('error', `chat page message failed: ${e?.stack ?? e}`);
+      }
+    });
+  }
+
+  siteOfPort(port) {
+    return siteOf(port.sender?.url ?? port.sender?.tab?.url ?? '') ?? '';
+  }
+
+  /** @returns {Prefs} */
+  prefsOf(site) {
+    const p = this.prefs[site] ?? {};
+    return { enabled: p.enabled === true, chosen: Array.isArray(p.chosen) ? p.chosen : [], autoRun: p.autoRun === true, autoSend: p.autoSend === true };
+  }
+
+  async fromPage(port, msg) {
+    if (!msg || typeof msg !== 'object') return;
+    await this.loaded;
+    const site = this.siteOfPort(port);
+    const adapter = this.adapterFor(port.sender?.url ?? '');
+    if (!adapter) return;
+    if (msg.type === 'hello' || msg.type === 'refresh') return this.postState(port, msg.type === 'refresh');
+    if (msg.type === 'set') {
+      const p = this.prefsOf(site);
+      if (typeof msg.enabled === 'boolean') p.enabled = msg.enabled;
+      if (typeof msg.autoRun === 'boolean') p.autoRun = msg.autoRun;
+      if (typeof msg.autoSend === 'boolean') p.autoSend = msg.autoSend;
+      if (Array.isArray(msg.chosen)) p.chosen = msg.chosen.filter((k) => typeof k === 'string').slice(0, MAX_CHOSEN);
+      this.prefs[site] = p;
+      await this.w.chrome.storage?.local?.set({ [STORE_KEY]: this.prefs });
+      if (p.enabled && port.sender?.tab?.id) await this.hook(port.sender.tab.id).catch(() => {});
+      for (const other of this.ports) if (this.siteOfPort(other) === site) this.postState(other);
+      return;
+    }
+    if (msg.type === 'run') return this.run(port, site, msg);
+    if (msg.type === 'round_trip' && !adapter.verified && !this.verifiedSent.has(adapter.name)) {
+      // The adapter's formats matched the live site from a call to the next answer.
+      this.verifiedSent.add(adapter.name);
+      this.w.send({ type: 'chat_site_verified', name: adapter.name, host: site });
+    }
+  }
+
+  /** The tools this chat may be offered: open sites' (with skills) and local servers'. */
+  async offered(site, fresh = false) {
+    /** @type {Offered[]} */
+    const out = [];
+    for (const [where, tools] of Object.entries(this.w.registry.snapshot())) {
+      if (where === site) continue; // the chat site's own tools are the page's business
+      for (const t of tools) {
+        out.push({ key: `site:${where}/${t.name}`, where, tool: t.name, kind: 'site', description: t.description ?? '',
+          inputSchema: t.inputSchema ?? { type: 'object', properties: {} }, readOnly: readOnly(t.annotations) });
+      }
+    }
+    for (const [server, tools] of Object.entries(await this.listServerTools(site, fresh))) {
+      for (const t of Array.isArray(tools) ? tools : []) {
+        if (typeof t?.name !== 'string') continue;
+        out.push({ key: `mcp:${server}/${t.name}`, where: server, tool: t.name, kind: 'mcp', description: String(t.description ?? ''),
+          inputSchema: t.inputSchema ?? { type: 'object', properties: {} }, readOnly: readOnly(t.annotations) });
+      }
+    }
+    return out;
+  }
+
+  /** The local servers' tools (host), cached a while; {} when there is no host or no server. */
+  listServerTools(site, fresh) {
+    if (!fresh && this.serverTools && Date.now() - this.serverTools.at < SERVER_TOOLS_TTL_MS) return Promise.resolve(this.serverTools.tools);
+    const id = `c.t.${++this.seq}`;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { this.asked.delete(id); resolve({}); }, 20_000);
+      this.asked.set(id, (raw) => {
+        clearTimeout(timer);
+        const tools = raw.ok && raw.tools && typeof raw.tools === 'object' ? raw.tools : {};
+        this.serverTools = { at: Date.now(), tools };
+        resolve(tools);
+      });
+      if (!this.w.send({ type: 'chat_server_call', id, op: 'tools', site })) {
+        this.asked.delete(id);
+        clearTimeout(timer);
+        resolve({});
+      }
+    });
+  }
+
+  /** The chosen tools with the chat's names for them. */
+  async chosenTools(site, fresh = false) {
+    const prefs = this.prefsOf(site);
+    const all = await this.offered(site, fresh);
+    const chosen = all.filter((t) => prefs.chosen.includes(t.key));
+    const names = calls.chatNames(chosen);
+    return { all, chosen: chosen.map((t, i) => ({ ...t, name: names[i] })) };
+  }
+
+  async postState(port, fresh = false) {
+    const site = this.siteOfPort(port);
+    const adapter = this.adapterFor(port.sender?.url ?? '');
+    if (!adapter) return;
+    const prefs = this.prefsOf(site);
+    const { all, chosen } = await this.chosenTools(site, fresh);
+    const block = chosen.length ? calls.instructionBlock(chosen) : null;
+    try {
+      port.postMessage({
+        type: 'state', site, ...prefs,
+        adapter: { name: adapter.name, title: adapter.title, verified: adapter.verified === true,
+          request: adapter.request, response: adapter.response, selectors: adapter.selectors },
+        tools: all.map((t) => ({ key: t.key, where: t.where, tool: t.tool, readOnly: t.readOnly, chosen: prefs.chosen.includes(t.key),
+          name: chosen.find((c) => c.key === t.key)?.name ?? t.tool })),
+        block: prefs.enabled ? block : null,
+      });
+    } catch { this.ports.delete(port); }
+  }
+
+  /** `run {req, name, arguments}`: one of the chosen tools, by its chat name. */
+  async run(port, site, msg) {
+    const { chosen } = await this.chosenTools(site);
+    const tool = chosen.find((t) => t.name === msg.name);
+    const id = `c.${++this.seq}`;
+    this.pending.set(id, { port, req: msg.req });
+    if (!this.prefsOf(site).enabled) return this.answer(id, { ok: false, error: { code: 'bad_request', message: 'Tools are off for this site.' } });
+    if (!tool) {
+      const names = chosen.map((t) => t.name).join(', ') || 'none';
+      return this.answer(id, { ok: false, error: { code: 'not_found', message: `${String(msg.name).slice(0, 128)} is not one of the tools chosen for this chat (${names}).` } });
+    }
+    const args = msg.arguments && typeof msg.arguments === 'object' && !Array.isArray(msg.arguments) ? msg.arguments : {};
+    const caller = { kind: /** @type {'chat'} */ ('chat'), label: `Chat: ${site}` };
+    if (tool.kind === 'site') {
+      this.w.logCall(id, caller, tool.where, tool.tool, args);
+      this.w.runCall({ type: 'call', id, site: tool.where, tool: tool.tool, args, timeout_ms: CALL_TIMEOUT_MS, max_bytes: DEFAULT_MAX_BYTES });
+      return;
+    }
+    this.w.logCall(id, caller, `mcp:${tool.where}`, tool.tool, args);
+    const sent = this.w.send({ type: 'chat_server_call', id, op: 'call', site, server: tool.where, tool: tool.tool, args, timeout_ms: CALL_TIMEOUT_MS });
+    if (!sent) this.serverResult({ id, ok: false, error: { code: 'no_extension', message: 'The host is not connected, so local MCP servers cannot be reached.' } });
+  }
+
+  answer(id, outcome) {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    try {
+      p.port.postMessage({ type: 'result', req: p.req, outcome });
+    } catch { /* the page went */ }
+  }
+}

@@ -1,0 +1,88 @@
+// The chat page's MAIN-world hook (docs/CHAT_SITES.md): injected by the worker with
+// chrome.scripting, only into tabs of chat sites the user turned tools on for, never by the
+// manifest. Thin on purpose (PRODUCT.md section 3): it holds nothing secret and decides nothing.
+// For each fetch it asks the isolated side, in one synchronous event, whether this is the
+// adapter's request and what its body should be (the isolated side adds the instruction block),
+// and for the requests it watches it tees the response: the page reads its own stream as
+// before, and the copy goes to the isolated side as text, chunk by chunk. The page can see and
+// spoof all of this; it is the chat site's own traffic either way.
+(() => {
+  'use strict';
+
+  const MARK = Symbol.for('webmcp-sidecar.chat-hook');
+  const w = /** @type {any} */ (window);
+  if (w[MARK]) return;
+  Object.defineProperty(w, MARK, { value: true });
+
+  // Builtins captured now: a page that patches them later changes nothing here.
+  const fetch0 = w.fetch;
+  const { CustomEvent: Event0, Response: Response0, TextDecoder: Decoder0, Request: Request0 } = w;
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const listen = EventTarget.prototype.addEventListener;
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const defineProperty = Object.defineProperty;
+  const TO_ISOLATED = 'webmcp-sidecar:chat-page';
+  const FROM_ISOLATED = 'webmcp-sidecar:chat-answer';
+  const MAX_BODY = 4_000_000;
+
+  /** @param {any} msg */
+  const tell = (msg) => dispatch.call(w, new Event0(TO_ISOLATED, { detail: stringify(msg) }));
+  /** The isolated side's answer to the last question, set while `tell` runs. @type {any} */
+  let answer = null;
+  listen.call(w, FROM_ISOLATED, (e) => {
+    try { answer = parse(String(/** @type {any} */ (e).detail)); } catch { answer = null; }
+  });
+  let seq = 0;
+
+  /** Sends a response body's copy to the isolated side, as text. */
+  async function pump(id, body) {
+    const reader = body.getReader();
+    const decoder = new Decoder0('utf-8');
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        tell({ type: 'chunk', id, text: decoder.decode(value, { stream: true }) });
+      }
+      tell({ type: 'chunk', id, text: decoder.decode() });
+      tell({ type: 'end', id });
+    } catch {
+      tell({ type: 'end', id, broken: true });
+    }
+  }
+
+  w.fetch = function fetch(input, init) {
+    let url = '';
+    let method = 'GET';
+    try {
+      url = typeof input === 'string' ? input : input instanceof Request0 ? input.url : String(input);
+      method = String(init?.method ?? (input instanceof Request0 ? input.method : 'GET')).toUpperCase();
+      url = new URL(url, location.href).href;
+    } catch {
+      return fetch0.apply(this, arguments);
+    }
+    const id = ++seq;
+    const body = typeof init?.body === 'string' && init.body.length <= MAX_BODY ? init.body : null;
+    answer = null;
+    tell({ type: 'request', id, url, method, body });
+    const got = /** @type {any} */ (answer);
+    answer = null;
+    if (!got || !got.watch) return fetch0.apply(this, arguments);
+    const args = typeof got.body === 'string' && body !== null ? [input, { ...init, body: got.body }] : [...arguments];
+    return fetch0.apply(this, args).then((res) => {
+      if (!res.body) {
+        tell({ type: 'end', id, broken: true });
+        return res;
+      }
+      const [mine, copy] = res.body.tee();
+      void pump(id, copy);
+      const out = new Response0(mine, { status: res.status, statusText: res.statusText, headers: res.headers });
+      for (const key of ['url', 'redirected', 'type']) defineProperty(out, key, { value: res[key] });
+      return out;
+    }, (e) => {
+      tell({ type: 'end', id, broken: true });
+      throw e;
+    });
+  };
+})();

@@ -1,0 +1,232 @@
+// A chat page's isolated side (docs/CHAT_SITES.md), loaded by the worker (background/chat-sites.js)
+// into tabs of a site a chat-site adapter names. It asks the worker for this site's state (on its
+// `webmcp-chat` port), shows the toolbar (ui.js), answers the MAIN-world hook's question about
+// each request (adds the instruction block to the first message; watches the adapter's request),
+// reads the watched answers as they stream (lib/chat/streams.js) and catches tool calls as soon
+// as they close (lib/chat/tool-calls.js); fallbacks: the whole answer at its end, the last answer
+// in the DOM, a pasted call. A call runs only by the user's click (or auto-run, for read-only
+// tools when allowed); its result goes into the input box, and is sent if allowed.
+(() => {
+  'use strict';
+
+  const ns = /** @type {any} */ (globalThis).webmcpSidecar ??= {};
+  if (ns.chatPage) return;
+  const { path, streams, calls } = ns.chat;
+  const TO_ISOLATED = 'webmcp-sidecar:chat-page';
+  const FROM_ISOLATED = 'webmcp-sidecar:chat-answer';
+  const DOM_SETTLE_MS = 400;
+  const DOM_WAIT_MS = 8_000;
+  const MAX_STREAMS = 8;
+
+  const port = chrome.runtime.connect({ name: 'webmcp-chat' });
+  /** @type {any} */
+  let state = null;
+  let armed = false; // the next matching request carries the instruction block
+  let lastBlock = null;
+  let awaitingRoundTrip = false; // a result went back: the next answer that reads well verifies the adapter
+  let cardSeq = 0;
+  /** @type {Map<number, {call: any, tool: any, card: any, running?: boolean}>} */
+  const open = new Map();
+  /** @type {Map<number, {reader: any, scanner: any, found: number, before: {count: number, text: string}}>} */
+  const watched = new Map();
+
+  const ui = ns.chatUi.create({
+    set: (change) => port.postMessage({ type: 'set', ...change }),
+    run: (id) => run(id),
+    deny: (id) => {
+      const c = open.get(id);
+      if (!c) return;
+      open.delete(id);
+      c.card.done('Denied: nothing ran.');
+    },
+    paste: (text) => {
+      const found = calls.callsIn(text);
+      if (!found.length) ui.say('No <tool_call>…</tool_call> found in what you pasted.');
+      for (const call of found) caught(call, true);
+    },
+    rearm: () => { armed = true; ui.say('The tools will be described again with your next message.'); render(); },
+    addToInput: () => {
+      if (!state?.block) return;
+      const input = document.querySelector(state.adapter.selectors.input);
+      if (!input) return ui.say(`The input box (${state.adapter.selectors.input}) was not found on this page.`);
+      putText(input, state.block + currentText(input));
+      armed = false;
+      render();
+    },
+  });
+  ns.chatPage = { ui }; // for debugging and the e2e tests (the isolated world only)
+
+  function render() {
+    if (state) ui.render({ ...state, armed, inputMode: !state.adapter.request.message_path });
+  }
+
+  port.onMessage.addListener((msg) => {
+    if (msg?.type === 'state') {
+      state = msg;
+      if (state.block !== lastBlock) { armed = !!state.block; lastBlock = state.block; }
+      render();
+    } else if (msg?.type === 'result') {
+      finished(msg.req, msg.outcome);
+    }
+  });
+  port.postMessage({ type: 'hello' });
+
+  // --- requests and streams, from the MAIN-world hook --------------------------------------------
+
+  /** An adapter's URL pattern as a RegExp: `*` any run; a pattern starting `/` is on this origin. */
+  function urlMatches(pattern, url) {
+    const re = new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    let u;
+    try { u = new URL(url); } catch { return false; }
+    if (pattern.startsWith('/')) return u.origin === location.origin && re.test(u.pathname + u.search);
+    return re.test(u.href);
+  }
+
+  const reply = (msg) => window.dispatchEvent(new CustomEvent(FROM_ISOLATED, { detail: JSON.stringify(msg) }));
+
+  window.addEventListener(TO_ISOLATED, (e) => {
+    let msg;
+    try { msg = JSON.parse(String(/** @type {any} */ (e).detail)); } catch { return; }
+    if (!state?.enabled || !msg || typeof msg !== 'object') return;
+    try {
+      if (msg.type === 'request') onRequest(msg);
+      else if (msg.type === 'chunk') onChunk(msg);
+      else if (msg.type === 'end') void onEnd(msg);
+    } catch (err) {
+      ui.say(`Reading the chat failed: ${String(err?.message ?? err).slice(0, 200)}`);
+    }
+  });
+
+  function onRequest(msg) {
+    const req = state.adapter.request;
+    if (typeof msg.url !== 'string' || msg.method !== req.method || !urlMatches(req.url, msg.url)) return;
+    let body;
+    if (armed && state.block && req.message_path && typeof msg.body === 'string') {
+      const steps = path.parsePath(req.message_path);
+      let doc;
+      try { doc = JSON.parse(msg.body); } catch { doc = undefined; }
+      const changed = steps && doc !== undefined
+        ? path.updatePath(doc, steps, (old) => (typeof old === 'string' ? `${state.block}\n${old}` : undefined)) : undefined;
+      if (changed !== undefined) {
+        body = JSON.stringify(changed);
+        armed = false;
+        render();
+      } else {
+        ui.say(`The tools could not be added: the request has no text at ${req.message_path} (the adapter may be out of date).`);
+      }
+    }
+    if (watched.size >= MAX_STREAMS) watched.delete(/** @type {number} */ (watched.keys().next().value));
+    watched.set(msg.id, { reader: streams.answerReader(state.adapter.response), scanner: calls.callScanner(), found: 0, before: lastAnswer() });
+    reply({ watch: true, body });
+  }
+
+  function onChunk(msg) {
+    const w = watched.get(msg.id);
+    if (!w || typeof msg.text !== 'string' || state.adapter.response.kind === 'dom') return;
+    for (const call of w.scanner.scan(w.reader.push(msg.text))) { w.found++; caught(call); }
+  }
+
+  async function onEnd(msg) {
+    const w = watched.get(msg.id);
+    if (!w) return;
+    watched.delete(msg.id);
+    if (state.adapter.response.kind !== 'dom') {
+      for (const call of w.scanner.finish(w.reader.end())) { w.found++; caught(call); }
+    }
+    const readable = w.reader.events > 0;
+    if (readable && awaitingRoundTrip) {
+      awaitingRoundTrip = false;
+      port.postMessage({ type: 'round_trip' });
+    }
+    if (w.found) return;
+    // Fallback: the answer as the page shows it, once it has settled.
+    const text = await settledAnswer(w.before);
+    if (text === null) {
+      if (!readable && state.adapter.response.kind !== 'dom') ui.say('The answer could not be read (the adapter may be out of date); paste a tool call below if there is one.');
+      return;
+    }
+    for (const call of calls.callsIn(text)) caught(call);
+  }
+
+  /** The page's last answer: how many answers there are and the last one's text. */
+  function lastAnswer() {
+    let all = [];
+    try { all = [...document.querySelectorAll(state.adapter.selectors.last_answer)]; } catch { /* a bad selector */ }
+    return { count: all.length, text: all.length ? all[all.length - 1].textContent ?? '' : '' };
+  }
+
+  /** The last answer once it stops changing, if it is a new one; else null. */
+  async function settledAnswer(before) {
+    let prev = null;
+    for (let waited = 0; waited <= DOM_WAIT_MS; waited += DOM_SETTLE_MS) {
+      const now = lastAnswer();
+      const isNew = now.count > before.count || (now.count && now.text !== before.text);
+      if (isNew && prev !== null && now.text === prev) return now.text;
+      prev = isNew ? now.text : null;
+      await new Promise((r) => setTimeout(r, DOM_SETTLE_MS));
+    }
+    return prev;
+  }
+
+  // --- calls -----------------------------------------------------------------------------------
+
+  function caught(call, pasted = false) {
+    const id = ++cardSeq;
+    const tool = call.ok ? state.tools.find((t) => t.chosen && t.name === call.name) : null;
+    const card = ui.card(id, call, tool);
+    if (!call.ok) return;
+    open.set(id, { call, tool, card });
+    if (!tool) {
+      card.done(`${call.name} is not one of the tools you chose for this chat; nothing ran.`);
+      open.delete(id);
+      return;
+    }
+    if (!pasted && state.autoRun && tool.readOnly) run(id);
+  }
+
+  function run(id) {
+    const c = open.get(id);
+    if (!c || c.running) return;
+    c.running = true;
+    c.card.done('Running…');
+    port.postMessage({ type: 'run', req: id, name: c.call.name, arguments: c.call.arguments });
+  }
+
+  function finished(req, outcome) {
+    const c = open.get(req);
+    if (!c) return;
+    open.delete(req);
+    c.card.done(outcome?.ok ? 'Done: the result is in the input box.' : `Failed: ${outcome?.error?.message ?? 'the tool failed'}`);
+    const input = document.querySelector(state.adapter.selectors.input);
+    if (!input) return ui.say(`The input box (${state.adapter.selectors.input}) was not found; the result could not be put in.`);
+    const before = currentText(input);
+    putText(input, (before ? `${before}\n\n` : '') + calls.resultText(c.call.name, outcome ?? { ok: false }));
+    awaitingRoundTrip = true;
+    if (state.autoSend) send(input);
+  }
+
+  // --- the page's input ------------------------------------------------------------------------
+
+  const currentText = (el) => ('value' in el ? String(el.value) : el.textContent ?? '');
+
+  /** Puts text in a textarea/input (the native setter, so frameworks see it) or contenteditable. */
+  function putText(el, text) {
+    el.focus();
+    if (el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) {
+      const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), 'value')?.set;
+      if (setter) setter.call(el, text); else el.value = text;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    } else {
+      const sel = window.getSelection();
+      sel?.selectAllChildren(el);
+      if (!document.execCommand('insertText', false, text)) el.textContent = text;
+    }
+  }
+
+  function send(input) {
+    const button = state.adapter.selectors.send ? document.querySelector(state.adapter.selectors.send) : null;
+    if (button) return void /** @type {HTMLElement} */ (button).click();
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', code: 'Enter', bubbles: true, cancelable: true }));
+  }
+})();

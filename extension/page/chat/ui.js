@@ -1,0 +1,132 @@
+// The chat toolbar and call cards (docs/CHAT_SITES.md), in the chat page's isolated world: a
+// closed Shadow DOM, so the page can neither read nor press it, and every button answers only a
+// trusted (user) event. It only shows and asks; page/chat/main.js decides and talks to the worker.
+(() => {
+  'use strict';
+
+  const ns = /** @type {any} */ (globalThis).webmcpSidecar ??= {};
+  if (ns.chatUi) return;
+
+  const CSS = `
+    :host { all: initial; }
+    .bar { position: fixed; right: 12px; bottom: 12px; z-index: 2147483647; width: 320px; max-height: 70vh;
+      overflow: auto; font: 13px/1.4 system-ui, sans-serif; color: #1b1b1f; background: #fff;
+      border: 1px solid #c8c8d0; border-radius: 10px; box-shadow: 0 4px 18px rgba(0,0,0,.18); }
+    header { display: flex; gap: 6px; align-items: center; padding: 6px 8px; cursor: pointer; }
+    header b { flex: 1; }
+    .badge { font-size: 11px; padding: 1px 6px; border-radius: 8px; background: #fff3cd; color: #6b4e00; }
+    .badge.ok { background: #d8f5dd; color: #14532d; }
+    section { padding: 6px 8px; border-top: 1px solid #eee; }
+    label { display: block; margin: 2px 0; }
+    .tools label { font-family: ui-monospace, monospace; font-size: 12px; }
+    .card { margin: 6px 0; padding: 6px; border: 1px solid #c8c8d0; border-radius: 8px; background: #fafafe; }
+    .card pre { white-space: pre-wrap; word-break: break-word; max-height: 160px; overflow: auto; margin: 4px 0;
+      font: 12px ui-monospace, monospace; }
+    .card.bad { border-color: #d33; background: #fff5f5; }
+    button { font: inherit; margin-right: 6px; padding: 2px 10px; border-radius: 6px; border: 1px solid #99a; background: #fff; cursor: pointer; }
+    button.run { background: #1d4ed8; color: #fff; border-color: #1d4ed8; }
+    textarea { width: 100%; box-sizing: border-box; min-height: 48px; font: 12px ui-monospace, monospace; }
+    .note { color: #555; font-size: 12px; }
+    [hidden] { display: none !important; }`;
+
+  /** Makes an element. @param {string} tag @param {Record<string, any>} [props] @param {...any} kids */
+  function h(tag, props = {}, ...kids) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(props)) {
+      if (k.startsWith('on')) el.addEventListener(k.slice(2), (e) => { if (e.isTrusted) v(e); });
+      else if (k === 'text') el.textContent = v;
+      else if (v === true) el.setAttribute(k, '');
+      else if (v !== false && v != null) el.setAttribute(k, String(v));
+    }
+    for (const kid of kids) if (kid != null) el.append(kid);
+    return el;
+  }
+
+  /**
+   * @param {{set: (change: any) => void, run: (id: number) => void, deny: (id: number) => void,
+   *   paste: (text: string) => void, rearm: () => void, addToInput: () => void}} on
+   */
+  function create(on) {
+    const hostEl = document.createElement('webmcp-sidecar-chat');
+    const root = hostEl.attachShadow({ mode: 'closed' });
+    const style = document.createElement('style');
+    style.textContent = CSS;
+    const bar = h('div', { class: 'bar', part: 'bar' });
+    root.append(style, bar);
+    (document.body ?? document.documentElement).append(hostEl);
+    let open = false;
+    /** @type {any} */
+    let state = null;
+    const cards = h('div', { class: 'cards' });
+    const status = h('div', { class: 'note', 'data-role': 'status' });
+
+    function render(s) {
+      state = s;
+      bar.replaceChildren();
+      const verified = s.adapter.verified;
+      bar.append(h('header', { onclick: () => { open = !open; render(state); }, 'data-act': 'toggle-open' },
+        h('b', { text: `Tools: ${s.adapter.title}` }),
+        h('span', { class: verified ? 'badge ok' : 'badge', text: verified ? 'verified' : 'unverified',
+          title: verified ? 'This adapter has worked on this site.' : 'This adapter has not been seen working on this site yet.' }),
+        h('span', { text: s.enabled ? 'on' : 'off', 'data-role': 'onoff' })));
+      const body = h('section');
+      body.append(h('label', {}, h('input', { type: 'checkbox', 'data-act': 'enable', checked: s.enabled,
+        onchange: (e) => on.set({ enabled: e.target.checked }) }), ' Use tools on this site'));
+      if (s.enabled && open) {
+        const list = h('div', { class: 'tools' });
+        if (!s.tools.length) list.append(h('div', { class: 'note', text: 'No tools: open a site with WebMCP tools, add a skill, or a local MCP server.' }));
+        for (const t of s.tools) {
+          list.append(h('label', { title: t.key }, h('input', { type: 'checkbox', 'data-act': 'choose', 'data-key': t.key, checked: t.chosen,
+            onchange: (e) => {
+              const chosen = new Set(state.tools.filter((x) => x.chosen).map((x) => x.key));
+              if (e.target.checked) chosen.add(t.key); else chosen.delete(t.key);
+              on.set({ chosen: [...chosen] });
+            } }), ` ${t.name} `, h('span', { class: 'note', text: `${t.where}${t.readOnly ? ', read-only' : ''}` })));
+        }
+        body.append(list,
+          h('label', {}, h('input', { type: 'checkbox', 'data-act': 'autorun', checked: s.autoRun, onchange: (e) => on.set({ autoRun: e.target.checked }) }), ' Run read-only tools without asking'),
+          h('label', {}, h('input', { type: 'checkbox', 'data-act': 'autosend', checked: s.autoSend, onchange: (e) => on.set({ autoSend: e.target.checked }) }), ' Send results automatically'),
+          h('div', {}, h('button', { 'data-act': 'rearm', onclick: () => on.rearm() , text: 'Tell the chat about the tools again' })));
+        const paste = /** @type {HTMLTextAreaElement} */ (h('textarea', { 'data-role': 'paste', placeholder: '<tool_call>{"name": …, "arguments": {…}}</tool_call>' }));
+        body.append(h('div', { class: 'note', text: 'Paste a tool call from the answer:' }), paste,
+          h('button', { 'data-act': 'paste-run', onclick: () => on.paste(paste.value), text: 'Check the call' }));
+      }
+      if (s.enabled && s.inputMode && s.armed) {
+        body.append(h('button', { 'data-act': 'add-to-input', onclick: () => on.addToInput(), text: 'Add the tools to my message' }));
+      }
+      bar.append(body, h('section', {}, status, cards));
+    }
+
+    /** A caught call: Run / Deny, or (bad) its plain message. */
+    function card(id, call, tool) {
+      const el = call.ok
+        ? h('div', { class: 'card', 'data-call': id },
+          h('div', {}, h('b', { text: call.name }), h('span', { class: 'note', text: tool ? ` ${tool.where}${tool.readOnly ? ', read-only' : ''}` : ' (not a chosen tool)' })),
+          h('pre', { text: JSON.stringify(call.arguments, null, 2) }),
+          h('div', { 'data-role': 'actions' },
+            h('button', { class: 'run', 'data-act': 'run', onclick: () => on.run(id), text: 'Run' }),
+            h('button', { 'data-act': 'deny', onclick: () => on.deny(id), text: 'Deny' })),
+          h('div', { class: 'note', 'data-role': 'outcome' }))
+        : h('div', { class: 'card bad', 'data-call': id, 'data-bad': '' },
+          h('div', { 'data-role': 'outcome', text: call.error }), h('pre', { text: call.raw }));
+      cards.prepend(el);
+      return {
+        /** The call is over: no more buttons, what happened instead. @param {string} text */
+        done(text) {
+          el.querySelector('[data-role=actions]')?.remove();
+          const out = el.querySelector('[data-role=outcome]');
+          if (out) out.textContent = text;
+        },
+      };
+    }
+
+    return {
+      root, render, card,
+      /** @param {string} text */
+      say(text) { status.textContent = text; },
+      get state() { return state; },
+    };
+  }
+
+  ns.chatUi = Object.freeze({ create });
+})();

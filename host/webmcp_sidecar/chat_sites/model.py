@@ -1,0 +1,164 @@
+"""A chat-site adapter (docs/CHAT_SITES.md): how the extension recognises the request that sends
+the user's message on an AI chat website, where the message sits in its body, how the answer
+streams back and where its text is, and which elements are the input box, the send button and
+the last answer. Data only: the extension interprets it, nothing in it runs.
+
+Strict like skills (`extra="forbid"`, strict types), so a misspelt field is an error the user
+sees with its line and column (`store.py` reuses the skills' problem finder).
+Whether an adapter has worked on the live site (`verified`) is not part of the document: the
+store keeps it beside the files, so editing an adapter never claims it works.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from webmcp_sidecar.chat_sites.paths import parse as parse_path
+from webmcp_sidecar.wire.constants import MAX_DESCRIPTION
+
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+FILE_SUFFIX = ".chat.json"
+MAX_FILE_BYTES = 64 * 1024
+MAX_HOSTNAMES = 16
+MAX_TEXT_PATHS = 8
+MAX_SELECTOR = 1024
+MAX_URL = 1024
+
+# `chat.deepseek.com`, `*.doubao.com` (the name and its subdomains), `127.0.0.1:8123` (one port).
+_HOST = re.compile(
+    r"^(\*\.)?[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?)*(:\d{1,5})?$"
+)
+
+
+def _hostname(text: str) -> str:
+    if not _HOST.match(text):
+        raise ValueError(
+            "not a hostname: lower-case `name.example`, `*.example` for it and its subdomains, "
+            "optionally `:port`; never a bare `*`"
+        )
+    if ":" in text and not 0 < int(text.rsplit(":", 1)[1]) < 65536:
+        raise ValueError("the port is 1-65535")
+    return text
+
+
+def _path(text: str) -> str:
+    parse_path(text)  # PathError is a ValueError: pydantic reports its words
+    return text
+
+
+def _url(text: str) -> str:
+    if text.startswith("/"):
+        return text
+    if re.match(r"^https?://[^/*]+/", text):
+        return text
+    raise ValueError(
+        "a URL pattern is a path starting with `/` (on the page's own origin) or a whole "
+        "`https://host/path` URL; `*` matches any run of characters in the path and query"
+    )
+
+
+def _selector(text: str) -> str:
+    if "\n" in text or "{" in text:
+        raise ValueError("a CSS selector is one line, with no `{`")
+    return text
+
+
+Hostname = Annotated[str, AfterValidator(_hostname)]
+JsonPath = Annotated[
+    str,
+    AfterValidator(_path),
+    Field(description="Where a value sits in JSON: `messages[-1].content` (docs/CHAT_SITES.md)."),
+]
+Selector = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SELECTOR), AfterValidator(_selector)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class RequestSpec(_Strict):
+    """The request that sends the user's message."""
+
+    url: Annotated[str, StringConstraints(min_length=1, max_length=MAX_URL), AfterValidator(_url)] = Field(
+        description="`/api/chat*` (the page's origin) or `https://api.example/chat*`; `*` = any run."
+    )
+    method: Literal["POST", "PUT"] = "POST"
+    message_path: JsonPath | None = Field(
+        None,
+        description="Where the user's message text sits in the JSON body; the instruction block "
+        "is added in front of it. None (or a body that is not JSON): the block goes into the "
+        "input box before the first message instead.",
+    )
+
+
+class ResponseSpec(_Strict):
+    """How the answer comes back, and where its text is."""
+
+    kind: Literal["sse", "ndjson", "json", "dom"] = Field(
+        description="`sse` (text/event-stream), `ndjson` (a JSON object per line), `json` (one "
+        "document), `dom` (not read: the answer is read from the page at its end)."
+    )
+    text_paths: list[JsonPath] = Field(
+        default_factory=list,
+        max_length=MAX_TEXT_PATHS,
+        description="Where an event's text is; the first path that gives a string wins.",
+    )
+    text_mode: Literal["delta", "full"] = Field(
+        "delta", description="`delta`: each event adds text; `full`: each event has the whole text so far."
+    )
+    when: dict[JsonPath, str | int | bool] = Field(
+        default_factory=dict,
+        description="Only events whose values at these paths equal these are read.",
+    )
+    event: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = Field(
+        None, description="sse: only events of this `event:` name are read (default: all)."
+    )
+
+    @model_validator(mode="after")
+    def _paths_when_read(self) -> ResponseSpec:
+        if self.kind != "dom" and not self.text_paths:
+            raise ValueError(f"a `{self.kind}` response needs `text_paths` (where its text is)")
+        return self
+
+
+class Selectors(_Strict):
+    """Elements of the chat page, for putting results in and the DOM fallback."""
+
+    input: Selector = Field(description="The message input (textarea or contenteditable).")
+    send: Selector | None = Field(None, description="The send button (none: Enter sends).")
+    last_answer: Selector = Field(description="The model's answers; the last match is the newest.")
+
+
+class ChatSite(_Strict):
+    """An adapter for one AI chat website."""
+
+    model_config = ConfigDict(title="WebMCP Sidecar chat-site adapter")
+
+    schema_: str | None = Field(None, alias="$schema", description="For editors; ignored.")
+    name: Annotated[str, StringConstraints(pattern=NAME_PATTERN)] = Field(
+        description="Unique among adapters; the file is `<name>.chat.json`."
+    )
+    title: Annotated[str, StringConstraints(min_length=1, max_length=128)]
+    version: Annotated[str, StringConstraints(min_length=1, max_length=32)]
+    description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION)] = ""
+    source: Annotated[str, StringConstraints(min_length=1, max_length=2048)] = Field(
+        description="The public reference of the wire format this adapter follows."
+    )
+    hostnames: list[Hostname] = Field(min_length=1, max_length=MAX_HOSTNAMES)
+    request: RequestSpec
+    response: ResponseSpec
+    selectors: Selectors
+
+    def dump(self) -> dict[str, Any]:
+        """As JSON data, the way the extension receives it (no `$schema`)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"schema_"})
+
+
+def schema_text() -> str:
+    schema = ChatSite.model_json_schema(by_alias=True)
+    full = {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+    return json.dumps(full, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,268 @@
+"""The host's side of chat sites (docs/CHAT_SITES.md).
+
+- The worker asks for the adapters (`chat_sites_get`, or the `skills_get` it sends after
+  `host_hello`) and gets the enabled ones (`chat_sites`), again whenever they change (the CLI,
+  the side panel, an editor: a 1 s poll of the user's adapter dir, as for skills).
+- It reports a round trip that worked on a live site (`chat_site_verified`).
+- It lists and calls the user's local MCP servers' tools for a chat site (`chat_server_call`,
+  answered by `chat_server_result`).
+- The side panel manages adapters with `panel_chat_sites`.
+
+Local servers are reached through the servers plugin's link (native_host/servers_link.py), found
+among the agent's tool providers (`servers_link()` below): one ServerManager per host, so a chat
+site and the side panel share the running servers. The calls go straight to the manager, not
+through the link's logging call: the worker logs them itself with the chat site as the caller.
+The store loads on the first message, never at host start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from webmcp_sidecar.wire import messages as m
+from webmcp_sidecar.wire.codec import dumps
+from webmcp_sidecar.wire.constants import CHAT_SITES_PANEL_TYPES
+
+if TYPE_CHECKING:
+    from webmcp_sidecar.chat_sites.store import ChatSiteStore
+    from webmcp_sidecar.native_host.app import Host
+
+log = logging.getLogger(__name__)
+
+POLL_S = 1.0
+MAX_RESULT_CHARS = 200_000  # what a chat site may get back of one server result
+
+
+def servers_link() -> Any:
+    """The servers plugin's link (its `manager()` and `tools_for()`), or None when that plugin
+    is not installed in this host. The seam between chat sites and local MCP servers."""
+    from webmcp_sidecar.agent import hook
+
+    for provider in hook.tool_providers:
+        link = getattr(provider, "link", None)
+        if link is not None and hasattr(link, "tools_for") and hasattr(link, "manager"):
+            return link
+    return None
+
+
+class ChatLink:
+    def __init__(self, host: Host, root: Path | None = None, poll_s: float = POLL_S) -> None:
+        self.host = host
+        self.root = root
+        self.poll_s = poll_s
+        self._store: ChatSiteStore | None = None
+        self._sent: bytes | None = None
+        self._seen: tuple[tuple[str, int, int], ...] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._calls: set[asyncio.Task[None]] = set()
+
+    def store(self) -> ChatSiteStore:
+        if self._store is None:
+            from webmcp_sidecar.chat_sites.store import ChatSiteStore
+
+            self._store = ChatSiteStore(self.root)
+        return self._store
+
+    # --- the worker ----------------------------------------------------------------------------
+
+    def on_get(self, raw: dict[str, Any], payload: bytes) -> None:
+        self._sent = None  # the worker (re)connected: it has nothing
+        self.push()
+        if self._task is None or self._task.done():
+            with contextlib.suppress(RuntimeError):  # no loop: a sync test drives push() itself
+                self._task = asyncio.get_running_loop().create_task(self._watch())
+
+    def on_verified(self, raw: dict[str, Any], payload: bytes) -> None:
+        try:
+            msg = m.ChatSiteVerified.model_validate(raw)
+            if self.store().mark_verified(msg.name, msg.host):
+                log.info("chat-site adapter %s verified on %s", msg.name, msg.host)
+                self.push()
+        except Exception as e:  # the worker's word is data; a bad one costs nothing
+            log.warning("chat_site_verified ignored: %s", str(e)[:200])
+
+    def on_server_call(self, raw: dict[str, Any], payload: bytes) -> None:
+        from pydantic import ValidationError
+
+        try:
+            msg = m.ChatServerCall.model_validate(raw)
+        except ValidationError as e:
+            call_id = raw.get("id")
+            if isinstance(call_id, str) and call_id:
+                self._fail(call_id[:100], "bad_request", f"bad request: {str(e)[:300]}")
+            return
+        task = asyncio.get_running_loop().create_task(self._server_call(msg))
+        self._calls.add(task)
+        task.add_done_callback(self._calls.discard)
+
+    async def _server_call(self, msg: m.ChatServerCall) -> None:
+        link = servers_link()
+        if link is None:
+            self._fail(msg.id, "not_found", "Local MCP servers are not available in this host.")
+            return
+        try:
+            if msg.op == "tools":
+                tools, problems = await link.tools_for(None)
+                for p in problems:
+                    log.info("chat site %s: %s", msg.site[:100], p)
+                dumped = {
+                    name: [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in ts]
+                    for name, ts in tools.items()
+                }
+                self._send(m.ChatServerResult(id=msg.id, ok=True, tools=dumped))
+                return
+            if not msg.server or not msg.tool:
+                self._fail(msg.id, "bad_request", "`server` and `tool` are required for a call.")
+                return
+            result = await link.manager().call(
+                msg.server, msg.tool, msg.args, timeout_s=msg.timeout_ms / 1000
+            )
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            self._fail(msg.id, "timeout", f"{msg.server} did not answer in time.")
+            return
+        except Exception as e:  # ServerError and the like: plain words for the chat's card
+            if type(e).__name__ not in ("ServerError", "ServerConfigError"):
+                log.exception("chat site server call failed")
+            self._fail(msg.id, "page_error", str(e)[:4000] or type(e).__name__)
+            return
+        from webmcp_sidecar.agent.servers import result_text
+
+        text, is_error = result_text(result)
+        if len(text) > MAX_RESULT_CHARS:
+            text = text[:MAX_RESULT_CHARS] + f"… ({len(text) - MAX_RESULT_CHARS} more characters cut)"
+        if is_error:
+            self._fail(msg.id, "page_error", text)
+        else:
+            self._send(m.ChatServerResult(id=msg.id, ok=True, value=text))
+
+    def _fail(self, call_id: str, code: str, message: str) -> None:
+        err = m.CallError.model_validate({"code": code, "message": message})
+        self._send(m.ChatServerResult(id=call_id, ok=False, error=err))
+
+    def push(self) -> None:
+        """Sends the enabled adapters if they differ from what the worker has."""
+        try:
+            store = self.store()
+            self._seen = self._signature(store)
+            sites = store.effective()
+        except Exception as e:  # a broken store must not take the host down
+            log.error("chat-site adapters could not be loaded: %s", e)
+            sites = []
+        payload = dumps(m.ChatSites(sites=sites).model_dump())
+        if payload == self._sent:
+            return
+        self._sent = payload
+        self.host.send_to_browser(payload)
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self.poll_s)
+            try:
+                if self._signature(self.store()) != self._seen:
+                    self.push()
+            except Exception:
+                log.exception("watching the chat-site adapters failed")
+
+    @staticmethod
+    def _signature(store: ChatSiteStore) -> tuple[tuple[str, int, int], ...]:
+        out = []
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            for e in os.scandir(store.root):
+                with contextlib.suppress(OSError):
+                    st = e.stat(follow_symlinks=False)
+                    out.append((e.name, st.st_size, st.st_mtime_ns))
+        return tuple(sorted(out))
+
+    # --- the side panel ------------------------------------------------------------------------
+
+    def on_panel(self, raw: dict[str, Any], payload: bytes) -> None:
+        """A `panel_chat_sites` request: one `agent_chat_sites` answers it, whatever happens."""
+        from pydantic import ValidationError
+
+        from webmcp_sidecar.agent import panel_messages as pm
+
+        try:
+            req = pm.PanelChatSites.model_validate(raw)
+        except ValidationError as e:
+            call_id = raw.get("id")
+            if isinstance(call_id, str) and call_id:
+                self._send(
+                    pm.AgentChatSites(id=call_id[:100], ok=False, error=f"bad request: {str(e)[:300]}")
+                )
+            return
+        try:
+            answer = self._do(req)
+        except Exception as e:  # ChatSiteError and anything else: the panel says it, the host lives
+            if type(e).__name__ != "ChatSiteError":
+                log.exception("chat-sites request %s failed", req.op)
+            answer = pm.AgentChatSites(id=req.id, ok=False, error=str(e)[:4000])
+        self._send(answer)
+
+    def _do(self, req: Any) -> Any:
+        from webmcp_sidecar.agent import panel_messages as pm
+
+        store = self.store()
+
+        def need(field: str) -> str:
+            value = getattr(req, field)
+            if not value:
+                raise ValueError(f"`{field}` is required for {req.op}")
+            return str(value)
+
+        if req.op == "list":
+            return pm.AgentChatSites(id=req.id, ok=True, sites=self._infos())
+        if req.op == "get":
+            return pm.AgentChatSites(id=req.id, ok=True, text=store.text(need("name")))
+        if req.op == "schema":
+            from webmcp_sidecar.chat_sites.model import schema_text
+
+            return pm.AgentChatSites(id=req.id, ok=True, text=schema_text())
+        if req.op == "validate":
+            problems = store.validate_text(need("text"), "chat.json")
+            return pm.AgentChatSites(id=req.id, ok=not problems, problems=problems)
+        if req.op == "save":
+            problems = store.validate_text(need("text"), "chat.json")
+            if problems:
+                return pm.AgentChatSites(id=req.id, ok=False, problems=problems)
+            store.add_text(need("text"), replace=True, source="the side panel")
+        elif req.op == "remove":
+            store.remove(need("name"))
+        elif req.op in ("enable", "disable"):
+            store.set_enabled(need("name"), req.op == "enable")
+        self.push()
+        return pm.AgentChatSites(id=req.id, ok=True, sites=self._infos())
+
+    def _infos(self) -> list[dict[str, Any]]:
+        return [json.loads(i.model_dump_json()) for i in self.store().list()]
+
+    def _send(self, msg: Any) -> None:
+        self.host.send_to_browser(dumps(msg.model_dump(mode="json", exclude_none=True)))
+
+
+def install(host: Host) -> None:
+    """Host plugin (native_host/process.py): adapters for the worker, local servers' tools for
+    chat sites, and the side panel's `panel_chat_sites`."""
+    link = ChatLink(host)
+    host.handlers["chat_sites_get"] = link.on_get
+    # The worker's `skills_get` (sent once the handshake is done) asks for these too: a worker
+    # that (re)connected has neither. Installed after the skills plugin (cli.py), chained to it.
+    skills_get = host.handlers.get("skills_get")
+
+    def on_skills_get(raw: dict[str, Any], payload: bytes) -> None:
+        if skills_get is not None:
+            skills_get(raw, payload)
+        link.on_get(raw, payload)
+
+    host.handlers["skills_get"] = on_skills_get
+    host.handlers["chat_site_verified"] = link.on_verified
+    host.handlers["chat_server_call"] = link.on_server_call
+    for kind in CHAT_SITES_PANEL_TYPES:
+        host.handlers[kind] = link.on_panel
