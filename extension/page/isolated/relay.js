@@ -305,7 +305,7 @@
       }
       const ac = new AbortController();
       call.abort = () => ac.abort();
-      const mark = nativeErrorSeq;
+      const mark = nativeTools.errorMark();
       try {
         const value = await mc.executeTool(rt, args, { signal: ac.signal });
         // null: what Chromium 156 gives for a form submitted without respondWith (or whose
@@ -314,9 +314,9 @@
       } catch (e) {
         // Chromium hides what the tool threw behind an UnknownError; the MAIN world reported
         // the real message as it went by (page/main/native.js).
-        const seen = nativeErrors.get(name);
+        const seen = nativeTools.errorSince(name, mark);
         const masked = e instanceof DOMException && e.name === 'UnknownError';
-        finish(call, fail('page_error', messageOf(masked && seen && seen.seq > mark ? seen.message : e)));
+        finish(call, fail('page_error', messageOf(masked && seen !== null ? seen : e)));
       }
       return;
     }
@@ -342,74 +342,16 @@
     finish(call, fail('cancelled', 'The call was cancelled.'));
   }
 
-  // ---- native mode -------------------------------------------------------------------------
+  // ---- native mode: getTools() read again on changes, Chromium's hidden errors (native-tools.js)
 
-  /** @type {Map<string, {seq: number, message: string}>} the last failure the MAIN world saw, by tool */
-  const nativeErrors = new Map();
-  let nativeErrorSeq = 0;
-
-  /** @param {Event} ev */
-  function onNativeError(ev) {
-    let msg;
-    try {
-      const d = /** @type {CustomEvent} */ (ev).detail;
-      if (typeof d !== 'string' || d.length > 64 * 1024) return;
-      msg = JSON.parse(d);
-    } catch {
-      return;
-    }
-    if (!isPlainObject(msg) || msg.type !== 'native-error') return;
-    if (typeof msg.name !== 'string' || typeof msg.message !== 'string') return;
-    if (nativeErrors.size > 256 && !nativeErrors.has(msg.name)) nativeErrors.clear();
-    nativeErrors.set(msg.name, { seq: ++nativeErrorSeq, message: msg.message });
-  }
-
-  /** @type {Promise<void>|null} */
-  let refreshing = null;
-  let refreshAgain = false;
-
-  /** Re-reads getTools(); calls made while one read runs are folded into one more read. */
-  function refreshNative() {
-    refreshAgain = true;
-    if (!refreshing) {
-      refreshing = (async () => {
-        while (refreshAgain) {
-          refreshAgain = false;
-          let list = [];
-          try {
-            list = await mc.getTools();
-          } catch {
-            list = [];
-          }
-          if (!Array.isArray(list)) list = [];
-          const from = exposingOrigins();
-          if (from.length) {
-            try {
-              const more = await mc.getTools({ fromOrigins: from });
-              // This document's own tools first: a name clash keeps the page's own.
-              if (Array.isArray(more)) list = [...list, ...more.filter((t) => t && t.origin !== location.origin)];
-            } catch {
-              /* no exposed tools this time */
-            }
-          }
-          const valid = validateList(list, native);
-          const keep = new Set(valid.tools.map((t) => t.name));
-          const map = new Map();
-          for (const rt of list) {
-            try {
-              if (rt && keep.has(rt.name) && !map.has(rt.name)) map.set(rt.name, rt);
-            } catch {
-              /* skip */
-            }
-          }
-          registered = map;
-          update(valid);
-        }
-        refreshing = null;
-      })();
-    }
-    return refreshing;
-  }
+  const nativeTools = ns.nativeTools.create({
+    mc, native, exposingOrigins, validateList,
+    onList: (/** @type {Map<string, any>} */ map, /** @type {any} */ valid) => {
+      registered = map;
+      update(valid);
+    },
+  });
+  const refreshNative = () => nativeTools.refresh();
 
   // ---- polyfill mode: the channel to the MAIN world (page/main/bridge.js) -------------------------------------------
 
@@ -480,7 +422,7 @@
   }
   if (native) {
     mc.addEventListener('toolchange', () => refreshNative());
-    window.addEventListener(PAGE_EVENT, onNativeError);
+    window.addEventListener(PAGE_EVENT, (ev) => nativeTools.onPageEvent(ev));
     window.addEventListener('popstate', () => refreshNative());
     window.addEventListener('hashchange', () => refreshNative());
     refreshNative();
