@@ -94,7 +94,7 @@
       if (s.enabled && s.inputMode && s.armed) {
         body.append(h('button', { 'data-act': 'add-to-input', onclick: () => on.addToInput(), text: 'Add the tools to my message' }));
       }
-      bar.append(body, h('section', {}, status, cards));
+      bar.append(h('section', {}, status, cards), body); // calls first: they are what needs the user
     }
 
     /** A caught call: Run / Deny, or (bad) its plain message. */
