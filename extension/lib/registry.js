@@ -8,9 +8,9 @@
 // sends what it reports.
 
 import { isHttps, siteOf } from './site.js';
+import { checkAllows, frameToolsSeen, originOf, toolsAllowed } from './frame-exposure.js';
 import {
-  canonicalJson, capSiteTools, checkDropped, DROP_REASONS, dropNotice, exposedTools, MAX_DROP_EXAMPLES, noDrops,
-  normalizeTools, originOf, checkAllows,
+  canonicalJson, capSiteTools, checkDropped, DROP_REASONS, dropNotice, mergeDrops, noDrops, normalizeTools,
 } from './tools.js';
 
 /**
@@ -90,20 +90,9 @@ export class Registry {
     if (!top && tab.origin === null && tabUrl !== undefined && siteOf(tabUrl) === tab.site) tab.origin = originOf(tabUrl);
     const frameOrigin = originOf(origin) ?? originOf(url);
     const exposed = !top && frameSite !== tab.site;
-    /** @type {(raw: any) => string|null} */
-    let originFor = () => null;
-    if (exposed) {
-      if (!native && frameOrigin) {
-        tools = exposedTools(tools, frameOrigin, tab.origin);
-        originFor = () => frameOrigin;
-      } else tools = []; // native: Chromium hands exposed tools to the top frame
-    } else if (native && top) {
-      // Chromium's getTools({fromOrigins}) in the top frame: a tool's origin is the browser's.
-      originFor = (raw) => {
-        const o = originOf(raw?.origin);
-        return o && o !== frameOrigin ? o : null;
-      };
-    }
+    const seen = frameToolsSeen({ tools, top, native, exposed, frameOrigin, topOrigin: tab.origin });
+    tools = seen.tools;
+    const originFor = seen.originFor;
     const clean = normalizeTools(tools, native, originFor);
     const fromPage = checkDropped(dropped);
     for (const x of clean.dropped.some) fromPage.some.push(x);
@@ -388,19 +377,8 @@ export class Registry {
    * while a frame of the site allows it `tools` for its origin. */
   _frameEntriesOf(tab, secure) {
     return [...tab.frames.entries()]
-      .filter(([, f]) => (f.site === tab.site || (f.exposed && this._toolsAllowed(tab, f))) && (!secure || f.secure))
+      .filter(([, f]) => (f.site === tab.site || (f.exposed && toolsAllowed(tab, f))) && (!secure || f.secure))
       .sort((a, b) => Number(b[1].top) - Number(a[1].top) || a[0] - b[0]);
-  }
-
-  /** Whether a frame of the tab's site granted `frame` the `tools` permission, for its origin. */
-  _toolsAllowed(tab, frame) {
-    if (!frame.origin || !frame.grant) return false;
-    for (const f of tab.frames.values()) {
-      if (f.site !== tab.site || f.exposed) continue;
-      const origins = f.allows.get(frame.grant);
-      if (origins && (origins.includes('*') || origins.includes(frame.origin))) return true;
-    }
-    return false;
   }
 
   /** @param {string} site @returns {SiteView} */
@@ -454,20 +432,4 @@ export class Registry {
 function stateJson(tools, notice) {
   if (!tools.length && !notice) return null;
   return canonicalJson(tools) + (notice ? `\n${notice}` : '');
-}
-
-/**
- * Adds one frame's drops to the site's. Frames of several tabs often report the same page's
- * drops, so counts take the largest per reason and examples are kept once.
- * @param {Dropped} into @param {Dropped} d
- */
-function mergeDrops(into, d) {
-  for (const why of DROP_REASONS) {
-    const n = d.count[why];
-    if (n && n > (into.count[why] ?? 0)) into.count[why] = n;
-  }
-  for (const x of d.some) {
-    if (into.some.length >= MAX_DROP_EXAMPLES) break;
-    if (!into.some.some((y) => y.name === x.name && y.why === x.why)) into.some.push(x);
-  }
 }

@@ -30,7 +30,7 @@ export const DROP_REASONS = ['count', 'bytes', 'deep', 'big', 'name'];
 export const MAX_DROP_EXAMPLES = checks.MAX_DROP_EXAMPLES;
 
 /** @param {unknown} v */
-function isPlainObject(v) {
+export function isPlainObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
@@ -60,58 +60,6 @@ export function toolBytes(tool) {
     toolSizes.set(tool, n);
   }
   return n;
-}
-
-/** An origin as the browser writes one (`scheme://host[:port]`), or null. @param {unknown} v */
-export function originOf(v) {
-  if (typeof v !== 'string' || v.length > 512) return null;
-  try {
-    const o = new URL(v).origin;
-    return o === 'null' ? null : o;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The tools of a cross-origin frame that the top document may see (the spec's rule): those the
- * frame registered with `exposedTo` naming the top origin, and that claim the frame's own origin
- * (the browser's word for the frame, not the page's). Each keeps that origin.
- * @param {unknown} list the frame's list, as its content script sent it
- * @param {string} frameOrigin the frame's origin, from the browser (port.sender)
- * @param {string|null} topOrigin the tab's top-level origin, from the browser
- * @returns {any[]}
- */
-export function exposedTools(list, frameOrigin, topOrigin) {
-  if (!Array.isArray(list) || !topOrigin) return [];
-  const out = [];
-  for (const raw of list) {
-    if (!isPlainObject(raw) || raw.origin !== frameOrigin || !Array.isArray(raw.exposedTo)) continue;
-    if (!raw.exposedTo.some((o) => originOf(o) === topOrigin)) continue;
-    out.push(raw);
-  }
-  return out;
-}
-
-/**
- * The `allows` of a frame's report, checked: its iframes given `tools`, each a token (see
- * page/isolated/frame-policy.js) and the origins (or "*") it grants; at most 64, 16 origins each.
- * @param {unknown} raw @returns {Map<string, string[]>} origins by token
- */
-export function checkAllows(raw) {
-  /** @type {Map<string, string[]>} */
-  const out = new Map();
-  if (!Array.isArray(raw)) return out;
-  for (const x of raw.slice(0, 64)) {
-    if (!isPlainObject(x) || typeof x.token !== 'string' || !x.token || x.token.length > 64 || !Array.isArray(x.origins)) continue;
-    const origins = [];
-    for (const o of x.origins.slice(0, 16)) {
-      const v = o === '*' ? '*' : originOf(o);
-      if (v && !origins.includes(v)) origins.push(v);
-    }
-    if (origins.length) out.set(x.token, origins);
-  }
-  return out;
 }
 
 /**
@@ -277,3 +225,19 @@ export function dropNotice(site, dropped) {
  * @type {(value: unknown) => string}
  */
 export const canonicalJson = checks.canonicalJson;
+
+/**
+ * Adds one frame's drops to the site's. Frames of several tabs often report the same page's
+ * drops, so counts take the largest per reason and examples are kept once.
+ * @param {Dropped} into @param {Dropped} d
+ */
+export function mergeDrops(into, d) {
+  for (const why of DROP_REASONS) {
+    const n = d.count[why];
+    if (n && n > (into.count[why] ?? 0)) into.count[why] = n;
+  }
+  for (const x of d.some) {
+    if (into.some.length >= MAX_DROP_EXAMPLES) break;
+    if (!into.some.some((y) => y.name === x.name && y.why === x.why)) into.some.push(x);
+  }
+}

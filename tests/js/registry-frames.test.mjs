@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from '../../extension/lib/registry.js';
-import { checkAllows, exposedTools, originOf } from '../../extension/lib/tools.js';
+import { checkAllows, exposedTools, originOf } from '../../extension/lib/frame-exposure.js';
 
 const W = 1;
 const TOP = 'https://shop.example';
