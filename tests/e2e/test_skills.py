@@ -48,7 +48,9 @@ def data(result: Any) -> Any:
     return json.loads(text(result))
 
 
-async def test_search_skill_fills_submits_and_reads_the_new_results_page(browser, mcp, sidecar_env, skills_url):
+async def test_search_skill_fills_submits_and_reads_the_new_results_page(
+    browser, mcp, sidecar_env, skills_url,
+):
     cli(sidecar_env, "add", str(EXAMPLES / "demo-search.skill.json"))
     page = await browser.open(skills_url + "search.html")
     s = slug(skills_url)
@@ -71,7 +73,9 @@ async def test_search_skill_fills_submits_and_reads_the_new_results_page(browser
     assert out["heading"] == '2 result(s) for "tolkien"'
 
 
-async def test_shop_skill_changes_the_page_and_checks_out_with_real_input(browser, mcp, sidecar_env, skills_url):
+async def test_shop_skill_changes_the_page_and_checks_out_with_real_input(
+    browser, mcp, sidecar_env, skills_url,
+):
     cli(sidecar_env, "add", str(EXAMPLES / "demo-shop.skill.json"))
     page = await browser.open(skills_url + "shop.html")
     s = slug(skills_url)
@@ -101,7 +105,9 @@ async def test_shop_skill_changes_the_page_and_checks_out_with_real_input(browse
     assert await page.text_content("#checkout-state") == "checked out 2 line(s)"
 
 
-async def test_adding_disabling_and_removing_a_skill_reach_clients_as_list_changed(browser, mcp, sidecar_env, skills_url):
+async def test_adding_disabling_and_removing_a_skill_reach_clients_as_list_changed(
+    browser, mcp, sidecar_env, skills_url,
+):
     await browser.open(skills_url + "shop.html")
     s = slug(skills_url)
     name = f"{s}__list_products"
@@ -121,7 +127,9 @@ async def test_adding_disabling_and_removing_a_skill_reach_clients_as_list_chang
     assert mcp.changes >= 5
 
 
-async def test_a_failed_health_check_registers_nothing_and_says_why(browser, mcp, sidecar_env, skills_url, tmp_path):
+async def test_a_failed_health_check_registers_nothing_and_says_why(
+    browser, mcp, sidecar_env, skills_url, tmp_path,
+):
     skill = json.loads((EXAMPLES / "demo-shop.skill.json").read_text())
     skill["name"] = "shop-needs-login"
     skill["health"] = {"selectors": ["#account-menu"]}
@@ -147,7 +155,9 @@ async def test_a_failed_health_check_registers_nothing_and_says_why(browser, mcp
                        "reason": 'no element matches "#account-menu"', "tools": []}]
 
 
-async def test_a_pages_own_tool_wins_over_a_skills_tool_of_the_same_name(browser, mcp, sidecar_env, skills_url, tmp_path):
+async def test_a_pages_own_tool_wins_over_a_skills_tool_of_the_same_name(
+    browser, mcp, sidecar_env, skills_url, tmp_path,
+):
     skill = json.loads((EXAMPLES / "demo-search.skill.json").read_text())
     skill["match"] = ["http://127.0.0.1/skills/own-tool.html*"]
     skill["health"] = {"selectors": ["form#search"]}
