@@ -100,7 +100,10 @@ export function createRoutes(w) {
       link.hostHello(m); // another protocol: no call is routed (routeHost), the panels say why
       panel.statusChanged();
       // The host answers this with the skills and the chat-site adapters (chat_link.py).
-      if (!link.mismatch) toHost({ type: 'skills_get' });
+      if (!link.mismatch) { // a worker that (re)connected has neither: ask for both
+        toHost({ type: 'skills_get' });
+        toHost({ type: 'chat_sites_get' });
+      }
     })],
     ping: ['routes.js', checked((m) => void toHost({ type: 'pong', id: m.id }))],
     pong: ['routes.js', checked(noop)], // any message marks the link connected (native-link.js)

@@ -38,12 +38,12 @@ test('a host of another protocol: the panel says so plainly and no call is route
   assert.equal(w.worker.pending.size, 0);
 });
 
-test('a host of the same protocol changes nothing, and is asked for the skills', (t) => {
+test('a host of the same protocol changes nothing, and is asked for the skills and chat-site adapters', (t) => {
   const w = startWorker(t);
   w.host({ type: 'host_hello', protocol: PROTOCOL_VERSION, host_version: '0.1.0' });
   assert.equal(w.status().state, 'connected');
   assert.equal(w.status().hint, null);
-  assert.deepEqual(w.fromHost(), [{ type: 'skills_get' }]);
+  assert.deepEqual(w.fromHost(), [{ type: 'skills_get' }, { type: 'chat_sites_get' }]);
 });
 
 test('a host_hello without a protocol is logged back, not believed', (t) => {

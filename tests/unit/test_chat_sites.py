@@ -152,13 +152,15 @@ class FakeHost:
         self.sent.append(json.loads(payload))
 
 
-def test_skills_get_also_brings_the_adapters(tmp_path: Path):
+def test_chat_sites_get_is_answered_and_skills_get_left_to_the_skills_plugin(tmp_path: Path):
     host = FakeHost()
     asked: list[str] = []
     host.handlers["skills_get"] = lambda raw, payload: asked.append("skills")
     chat_link.install(host)  # type: ignore[arg-type]
+    host.handlers["chat_sites_get"]({"type": "chat_sites_get"}, b"")
+    assert host.sent[-1]["type"] == "chat_sites"
     host.handlers["skills_get"]({"type": "skills_get"}, b"")
-    assert asked == ["skills"] and host.sent[-1]["type"] == "chat_sites"
+    assert asked == ["skills"]
 
 
 def test_link_sends_adapters_once_and_again_after_a_change(tmp_path: Path):

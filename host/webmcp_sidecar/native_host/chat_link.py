@@ -1,7 +1,7 @@
 """The host's side of chat sites (docs/CHAT_SITES.md).
 
-- The worker asks for the adapters (`chat_sites_get`, or the `skills_get` it sends after
-  `host_hello`) and gets the enabled ones (`chat_sites`), again whenever they change (the CLI,
+- The worker asks for the adapters (`chat_sites_get`, after `host_hello`) and gets the enabled
+  ones (`chat_sites`), again whenever they change (the CLI,
   the side panel, an editor: a 1 s poll of the user's adapter dir, as for skills).
 - It reports a round trip that worked on a live site (`chat_site_verified`).
 - It lists and calls the user's local MCP servers' tools for a chat site (`chat_server_call`,
@@ -252,16 +252,6 @@ def install(host: Host) -> None:
     chat sites, and the side panel's `panel_chat_sites`."""
     link = ChatLink(host)
     host.handlers["chat_sites_get"] = link.on_get
-    # The worker's `skills_get` (sent once the handshake is done) asks for these too: a worker
-    # that (re)connected has neither. Installed after the skills plugin (cli.py), chained to it.
-    skills_get = host.handlers.get("skills_get")
-
-    def on_skills_get(raw: dict[str, Any], payload: bytes) -> None:
-        if skills_get is not None:
-            skills_get(raw, payload)
-        link.on_get(raw, payload)
-
-    host.handlers["skills_get"] = on_skills_get
     host.handlers["chat_site_verified"] = link.on_verified
     host.handlers["chat_server_call"] = link.on_server_call
     for kind in CHAT_SITES_PANEL_TYPES:
