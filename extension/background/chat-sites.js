@@ -5,7 +5,10 @@
 // tools of open WebMCP sites and skills (the registry; run like the Inspector's calls, id `c.N`),
 // and the user's local MCP servers' tools (through the host: `chat_server_call`). Every call is in
 // the operation log with the chat site as its caller. Per site, kept in chrome.storage.local:
-// enabled, the chosen tools, auto-run for read-only tools, auto-send of results.
+// enabled, the chosen tools, auto-run for read-only tools, the tools allowed to run without
+// asking (any tool, one by one), auto-send of results. The side panel's Chat sites view reads and
+// sets them with runtime messages (`chat_sites_state`, `chat_sites_tools`, `chat_sites_set`;
+// extension pages only, as skills-panel.js checks).
 
 import { calls, CHAT_LIB_FILES } from '../lib/chat/index.js';
 import { DEFAULT_MAX_BYTES } from '../lib/protocol.js';
@@ -19,9 +22,11 @@ const CALL_TIMEOUT_MS = 60_000;
 const SERVER_TOOLS_TTL_MS = 30_000;
 const MAX_CHOSEN = 64;
 const MAX_ADAPTERS = 200;
+const MAX_SITE = 300;
 
 /**
- * @typedef {{enabled: boolean, chosen: string[], autoRun: boolean, autoSend: boolean}} Prefs
+ * @typedef {{enabled: boolean, chosen: string[], autoRun: boolean, autoSend: boolean, allowed: string[]}} Prefs
+ *   allowed: tools (keys) that run without asking, whatever they do
  * @typedef {{key: string, where: string, tool: string, kind: 'site'|'mcp', description: string,
  *   inputSchema: any, readOnly: boolean}} Offered
  */
@@ -36,6 +41,12 @@ export function hostMatches(pattern, host) {
 
 /** Read-only as the confirm policy counts it: said so, and not said to change things. */
 const readOnly = (a) => a?.readOnlyHint === true && a?.destructiveHint !== true && a?.consequentialHint !== true;
+
+/**
+ * Whether a call of this tool runs without the user's click: read-only ones when the site allows
+ * that, any other only when the user allowed that very tool. @param {Prefs} p @param {Offered} t
+ */
+export const autoRuns = (p, t) => (p.autoRun && t.readOnly) || p.allowed.includes(t.key);
 
 export class ChatSites {
   /**
@@ -158,7 +169,29 @@ export class ChatSites {
   /** @returns {Prefs} */
   prefsOf(site) {
     const p = this.prefs[site] ?? {};
-    return { enabled: p.enabled === true, chosen: Array.isArray(p.chosen) ? p.chosen : [], autoRun: p.autoRun === true, autoSend: p.autoSend === true };
+    const keys = (v) => (Array.isArray(v) ? v.filter((k) => typeof k === 'string') : []);
+    return { enabled: p.enabled === true, chosen: keys(p.chosen), autoRun: p.autoRun === true, autoSend: p.autoSend === true, allowed: keys(p.allowed) };
+  }
+
+  /**
+   * Changes a site's prefs (from its toolbar or the side panel); its open tabs get the hook when
+   * tools are on, and their toolbars the new state. @returns {Promise<Prefs>}
+   */
+  async setPrefs(site, change) {
+    await this.loaded;
+    const p = this.prefsOf(site);
+    for (const k of /** @type {const} */ (['enabled', 'autoRun', 'autoSend'])) if (typeof change?.[k] === 'boolean') p[k] = change[k];
+    for (const k of /** @type {const} */ (['chosen', 'allowed'])) {
+      if (Array.isArray(change?.[k])) p[k] = [...new Set(change[k].filter((x) => typeof x === 'string' && x.length <= 600))].slice(0, MAX_CHOSEN);
+    }
+    this.prefs[site] = p;
+    await this.w.chrome.storage?.local?.set({ [STORE_KEY]: this.prefs });
+    for (const port of this.ports) {
+      if (this.siteOfPort(port) !== site) continue;
+      if (p.enabled && port.sender?.tab?.id) await this.hook(port.sender.tab.id).catch(() => {});
+      await this.postState(port); // before the answer: the panel's next step finds the page told
+    }
+    return p;
   }
 
   async fromPage(port, msg) {
@@ -168,18 +201,7 @@ export class ChatSites {
     const adapter = this.adapterFor(port.sender?.url ?? '');
     if (!adapter) return;
     if (msg.type === 'hello' || msg.type === 'refresh') return this.postState(port, msg.type === 'refresh');
-    if (msg.type === 'set') {
-      const p = this.prefsOf(site);
-      if (typeof msg.enabled === 'boolean') p.enabled = msg.enabled;
-      if (typeof msg.autoRun === 'boolean') p.autoRun = msg.autoRun;
-      if (typeof msg.autoSend === 'boolean') p.autoSend = msg.autoSend;
-      if (Array.isArray(msg.chosen)) p.chosen = msg.chosen.filter((k) => typeof k === 'string').slice(0, MAX_CHOSEN);
-      this.prefs[site] = p;
-      await this.w.chrome.storage?.local?.set({ [STORE_KEY]: this.prefs });
-      if (p.enabled && port.sender?.tab?.id) await this.hook(port.sender.tab.id).catch(() => {});
-      for (const other of this.ports) if (this.siteOfPort(other) === site) this.postState(other);
-      return;
-    }
+    if (msg.type === 'set') return void await this.setPrefs(site, msg);
     if (msg.type === 'run') return this.run(port, site, msg);
     if (msg.type === 'round_trip' && !adapter.verified && !this.verifiedSent.has(adapter.name)) {
       // The adapter's formats matched the live site from a call to the next answer.
@@ -251,7 +273,7 @@ export class ChatSites {
         adapter: { name: adapter.name, title: adapter.title, verified: adapter.verified === true,
           request: adapter.request, response: adapter.response, selectors: adapter.selectors },
         tools: all.map((t) => ({ key: t.key, where: t.where, tool: t.tool, readOnly: t.readOnly, chosen: prefs.chosen.includes(t.key),
-          name: chosen.find((c) => c.key === t.key)?.name ?? t.tool })),
+          name: chosen.find((c) => c.key === t.key)?.name ?? t.tool, autoRun: autoRuns(prefs, t) })),
         block: prefs.enabled ? block : null,
       });
     } catch { this.ports.delete(port); }
@@ -278,6 +300,59 @@ export class ChatSites {
     this.w.logCall(id, caller, `mcp:${tool.where}`, tool.tool, args);
     const sent = this.w.send({ type: 'chat_server_call', id, op: 'call', site, server: tool.where, tool: tool.tool, args, timeout_ms: CALL_TIMEOUT_MS });
     if (!sent) this.serverResult({ id, ok: false, error: { code: 'no_extension', message: 'The host is not connected, so local MCP servers cannot be reached.' } });
+  }
+
+  // --- the side panel's Chat sites view ---------------------------------------------------------
+
+  /** Whether an enabled adapter names this site (`host[:port]`). */
+  known(site) {
+    return typeof site === 'string' && site.length > 0 && site.length <= MAX_SITE
+      && this.adapters.some((a) => (a.hostnames ?? []).some((h) => hostMatches(h, site)));
+  }
+
+  /**
+   * The sites the view shows, by adapter: each adapter's own hostnames (a `*.x` as x), the sites
+   * with prefs, and the sites of open tabs; each with its prefs and whether a tab has it open.
+   */
+  async panelState() {
+    await this.loaded;
+    const tabs = await this.w.chrome.tabs.query({}).catch(() => []);
+    const open = new Set(tabs.map((t) => siteOf(t.url ?? '')).filter((s) => s && this.known(s)));
+    const sites = [];
+    for (const a of this.adapters) {
+      const names = new Set((a.hostnames ?? []).map((h) => (h.startsWith('*.') ? h.slice(2) : h)));
+      for (const s of [...Object.keys(this.prefs), ...open]) if ((a.hostnames ?? []).some((h) => hostMatches(h, s))) names.add(s);
+      for (const s of names) sites.push({ site: s, adapter: a.name, open: open.has(s), ...this.prefsOf(s) });
+    }
+    return { sites };
+  }
+
+  /** The tools a site's chat may be offered, with what its prefs say of each. */
+  async panelTools(site) {
+    const prefs = this.prefsOf(site);
+    const { all, chosen } = await this.chosenTools(site, true);
+    return { site, ...prefs, tools: all.map((t) => ({ key: t.key, where: t.where, tool: t.tool, kind: t.kind, readOnly: t.readOnly,
+      description: String(t.description).slice(0, 300), chosen: prefs.chosen.includes(t.key), allowed: prefs.allowed.includes(t.key),
+      name: chosen.find((c) => c.key === t.key)?.name ?? t.tool })) };
+  }
+
+  /**
+   * Runtime messages from the side panel (`chat_sites_state`, `chat_sites_tools {site}`,
+   * `chat_sites_set {site, ...change}`); extension pages only: a page must not learn or change this.
+   * @param {any} msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} respond
+   */
+  panelRequest(msg, sender, respond) {
+    const chrome = this.w.chrome;
+    // The side panel (in its pane or in a tab), never a content script: a content script's sender has the page's URL.
+    if (sender.id !== chrome.runtime.id || !sender.url?.startsWith(chrome.runtime.getURL(''))) return false;
+    /** @type {() => Promise<any>} */
+    let work;
+    if (msg.type === 'chat_sites_state') work = () => this.panelState();
+    else if (!this.known(msg.site)) work = async () => ({ error: `No enabled chat-site adapter names ${String(msg.site).slice(0, 100)}.` });
+    else if (msg.type === 'chat_sites_tools') work = () => this.panelTools(msg.site);
+    else work = async () => ({ site: msg.site, ...(await this.setPrefs(msg.site, msg)) });
+    work().then(respond, (e) => respond({ error: String(e?.message ?? e).slice(0, 1000) }));
+    return true;
   }
 
   answer(id, outcome) {

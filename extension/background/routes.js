@@ -62,6 +62,7 @@ export function createRoutes(w) {
   const cancelSiteCall = checked((m) => siteCalls.cancel(m.id));
   const toPanels = (raw) => panel.relay(raw);
   const panelRequest = (msg, sender, respond) => browserTools.onPanelRequest(msg, sender, respond);
+  const chatSitesPanel = (msg, sender, respond) => w.chatSites?.panelRequest(msg, sender, respond) ?? false;
 
   /** Host -> extension (the native port; a chunked message is routed once joined). */
   const HOST = table({
@@ -151,6 +152,10 @@ export function createRoutes(w) {
     // The side panel's Skills view (skills-panel.js checks the sender itself).
     skills_status: ['skills-panel.js', (msg, sender, respond) => w.skillsPanel.status(msg, sender, respond)],
     skills_try: ['skills-panel.js', (msg, sender, respond) => w.skillsPanel.try(msg, sender, respond)],
+    // The side panel's Chat sites view: per-site prefs and tools (chat-sites.js checks the sender).
+    chat_sites_state: ['chat-sites.js', chatSitesPanel],
+    chat_sites_tools: ['chat-sites.js', chatSitesPanel],
+    chat_sites_set: ['chat-sites.js', chatSitesPanel],
   });
 
   function routeHost(raw, fromChunks) {

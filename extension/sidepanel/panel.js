@@ -1,9 +1,10 @@
-// The side panel: one port to the service worker (`webmcp-panel`), seven views. The worker
+// The side panel: one port to the service worker (`webmcp-panel`), eight views. The worker
 // relays `panel_*` messages to the host and hands back its `agent_*` messages; the Inspector
 // and the operation log live in the worker itself, so they work without the host.
 
 import { pickTarget } from '../lib/target-tab.js';
 import { siteOf } from '../lib/site.js';
+import { ChatSitesView } from './chat-sites-view.js';
 import { ChatView } from './chat-view.js';
 import { h, one } from './dom.js';
 import { InspectorView } from './inspector-view.js';
@@ -60,6 +61,7 @@ const views = {
   sessions: new SessionsView(one('#view-sessions')),
   skills: new SkillsView(one('#view-skills'), app),
   servers: new ServersView(one('#view-servers'), app),
+  chatsites: new ChatSitesView(one('#view-chatsites'), app),
   settings: new SettingsView(one('#view-settings'), app),
 };
 
@@ -95,6 +97,7 @@ function onMessage(msg) {
       views.chat.showTarget();
       views.skills.statusChanged();
       views.servers.statusChanged();
+      views.chatsites.statusChanged();
       // The host just came (back): ask it for the agent's state.
       if (msg.connected && !wasConnected && !views.settings.state) app.send({ type: 'panel_hello' });
       if (!msg.connected && msg.state === 'disconnected') views.chat.hostLost();
@@ -112,6 +115,7 @@ function onMessage(msg) {
     case 'agent_keys': return views.settings.onKeys(msg);
     case 'agent_skills': return views.skills.onAnswer(msg);
     case 'agent_servers': return views.servers.onAnswer(msg);
+    case 'agent_chat_sites': return views.chatsites.onAnswer(msg);
     case 'agent_conversation':
       views.settings.onConversations(msg.conversations);
       return views.chat.setConversation(msg.conversation, msg.conversations);
@@ -176,7 +180,7 @@ chrome.tabs.onRemoved.addListener(scheduleTarget);
 chrome.tabs.onUpdated.addListener((_id, info) => { if (info.url || info.title || info.status) scheduleTarget(); });
 chrome.windows?.onFocusChanged?.addListener(scheduleTarget);
 
-// --- tabs (keyboard: arrows within the tab list, Alt+1..7 anywhere) --------------------------
+// --- tabs (keyboard: arrows within the tab list, Alt+1..8 anywhere) --------------------------
 
 const tabButtons = [.../** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('[role="tab"]'))];
 

@@ -4,7 +4,17 @@ OpenAI-like deltas, one NDJSON), each with its adapter added with the CLI, and a
 that answers with a tool call, then with a final answer once it sees the result. The tool is
 the `add` page tool of an open local WebMCP page. The toolbar and cards live in a closed shadow
 root: the test finds a button's place through the extension's isolated world and clicks it with
-real (trusted) input, as a user would."""
+real (trusted) input, as a user would.
+
+A third test does it from the side panel's Chat sites view with a real local MCP server
+(`@modelcontextprotocol/server-everything`, added with the servers CLI): the view turns the site
+on and picks the server's `get-sum` (its `add` of older releases), the replica's model calls it,
+Run runs it, the result reaches the input box and the next request, the operation log has the
+call with the chat site as its caller, the view shows the adapter verified after the round trip,
+and a tool the user allowed in the view runs without a click.
+
+Every test runs in both WebMCP modes: the chat path does not depend on the page's flavour, the
+page tool it calls does."""
 
 from __future__ import annotations
 
@@ -18,20 +28,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Page
+from playwright.async_api import Page, expect
 
 from tests.support.browser import Browser
 from tests.support.chat_replica import Replica, Reply, serve_replica
+from webmcp_sidecar import EXTENSION_ID
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 CALL = '<tool_call>{"name": "add", "arguments": {"a": 2, "b": 3}}</tool_call>'
+
+
+def sum_call(a: int, b: int) -> str:
+    return f'<tool_call>{{"name": "get-sum", "arguments": {{"a": {a}, "b": {b}}}}}</tool_call>'
+
+
 BLOCK_HEAD = "[Tools from WebMCP Sidecar"
+ROOT = Path(__file__).resolve().parents[2]
+EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
+PANEL_URL = f"chrome-extension://{EXTENSION_ID}/sidepanel/index.html"
+SLOW = 30_000  # ms: the host, then the local server (node) start on first use
 
 
 @pytest.fixture
-def mode() -> str:
-    return "polyfill"  # the chat path does not depend on the page's WebMCP flavour
+def sidecar_env(sidecar_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """The conftest's, with a private config dir (servers.json) for the local MCP server."""
+    return {**sidecar_env, "WEBMCP_SIDECAR_CONFIG_DIR": str(tmp_path / "config")}
 
 
 @pytest.fixture
@@ -247,3 +269,79 @@ async def test_a_site_not_enabled_is_never_touched(browser, sidecar_env, tmp_pat
     assert await tools.evaluate("() => window.calls") == 0
     # A page no adapter names gets nothing at all.
     assert await tools.evaluate("() => document.querySelector('webmcp-sidecar-chat')") is None
+
+
+@pytest.mark.skipif(not EVERYTHING.exists(), reason="npm dev dependencies not installed (npm ci)")
+async def test_side_panel_view_and_a_local_mcp_server(browser, sidecar_env, sse):
+    # server-everything's `add` of older releases is `get-sum` in the one installed here.
+    add_server = [sys.executable, "-m", "webmcp_sidecar", "servers", "add", "everything", "--"]
+    await asyncio.to_thread(
+        subprocess.run, [*add_server, str(EVERYTHING), "stdio"],
+        env={**os.environ, **sidecar_env}, capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    host = add_adapter(sidecar_env, Path(sidecar_env["WEBMCP_SIDECAR_CONFIG_DIR"]).parent, sse)
+    page, tab = await open_chat(browser, sse)
+
+    panel = await browser.ctx.new_page()
+    await panel.goto(PANEL_URL)
+    await expect(panel.locator("#conn")).to_have_attribute("data-state", "connected", timeout=SLOW)
+    await panel.click("#tab-chatsites")
+    adapter = panel.locator("article.chat-site[data-name=replica-sse]")
+    await expect(adapter.locator("[data-role=verified]")).to_have_text("unverified", timeout=SLOW)
+    shipped = panel.locator("article.chat-site[data-name=deepseek]")
+    await expect(shipped.locator("[data-role=verified]")).to_have_text("unverified")
+    site = adapter.locator(f'.chat-site-site[data-site="{host}"]')
+    await expect(site).to_contain_text("open in a tab")
+
+    # The view turns tools on for the site (the open tab gets the hook) and picks the server's
+    # get-sum (server-everything's `add` of older releases).
+    await site.locator("[data-act=site-enable]").check()
+    await until(lambda: page.evaluate("() => !String(window.fetch).includes('[native code]')"), "the hook")
+    get_sum = site.locator('[data-act=choose][data-key="mcp:everything/get-sum"]')
+    await get_sum.check(timeout=SLOW)
+    await expect(get_sum).to_be_checked()
+
+    async def offered() -> bool:
+        boxes = await ui(browser, tab, '[data-act=choose][data-key="mcp:everything/get-sum"]')
+        return bool(boxes and boxes[0]["checked"])
+
+    await click(browser, page, tab, "[data-act=toggle-open]")  # the toolbar shows the view's choice
+    await until(offered, "the toolbar shows get-sum chosen")
+    await click(browser, page, tab, "[data-act=toggle-open]")
+
+    sse.replies.append(Reply(f"Adding. {sum_call(2, 3)}"))
+    await say(page, "What is 2 + 3?")
+    first = sse.requests[0]["messages"][-1]["content"]
+    assert first.startswith(BLOCK_HEAD) and "- get-sum:" in first and first.endswith("What is 2 + 3?")
+    await click(browser, page, tab, "[data-act=run]")
+    has_result = "() => document.getElementById('input').value.includes('[tool_result get-sum]')"
+    await until(lambda: page.evaluate(has_result), "the server's result in the input box", tries=300)
+    assert "The sum of 2 and 3 is 5." in await page.input_value("#input")
+    await page.click("#send")
+    await until(lambda: asyncio.sleep(0, len(sse.requests) == 2), "the second request")
+    second = sse.requests[1]["messages"][-1]["content"]
+    assert second.startswith("[tool_result get-sum]") and "The sum of 2 and 3 is 5." in second
+
+    # The operation log: the server's tool, called by the chat site.
+    entries = await until(
+        lambda: panel.evaluate(
+            "globalThis.sidecarPanel.views.log.entries.filter((e) => e.state === 'ok')"
+            ".map((e) => [e.site, e.tool, e.who.kind, e.who.label])"
+        ),
+        "the call in the log",
+    )
+    assert entries == [["mcp:everything", "get-sum", "chat", f"Chat: {host}"]]
+    # The round trip read well: the adapter is verified, and the view says so by itself.
+    await expect(adapter.locator("[data-role=verified]")).to_have_text("verified", timeout=SLOW)
+
+    # A tool allowed in the view runs without a click (read-only tools do not, by themselves: the
+    # site's "Run read-only tools without asking" is off).
+    allow = site.locator('[data-act=allow][data-key="mcp:everything/get-sum"]')
+    await allow.check()
+    await expect(allow).to_be_checked()
+    sse.replies.append(Reply(f"Again. {sum_call(4, 5)}"))
+    await page.fill("#input", "And 4 + 5?")
+    await page.click("#send")
+    four = "() => document.getElementById('input').value.includes('The sum of 4 and 5 is 9.')"
+    await until(lambda: page.evaluate(four), "the allowed call's result, with no click", tries=300)
+    assert await ui(browser, tab, "[data-act=run]") == []

@@ -4,8 +4,9 @@
 // each request (adds the instruction block to the first message; watches the adapter's request),
 // reads the watched answers as they stream (lib/chat/streams.js) and catches tool calls as soon
 // as they close (lib/chat/tool-calls.js); fallbacks: the whole answer at its end, the last answer
-// in the DOM, a pasted call. A call runs only by the user's click (or auto-run, for read-only
-// tools when allowed); its result goes into the input box, and is sent if allowed.
+// in the DOM, a pasted call. A call runs only by the user's click (or auto-run: read-only tools
+// when the site allows it, any tool the user allowed one by one); its result goes into the input
+// box, and is sent if allowed.
 (() => {
   'use strict';
 
@@ -181,7 +182,9 @@
       open.delete(id);
       return;
     }
-    if (!pasted && state.autoRun && tool.readOnly) run(id);
+    // The worker says which tools run without a click: read-only ones if the site allows it, any
+    // other only if the user allowed that tool (the side panel's Chat sites view).
+    if (!pasted && tool.autoRun === true) run(id);
   }
 
   function run(id) {

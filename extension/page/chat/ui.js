@@ -81,7 +81,7 @@
               const chosen = new Set(state.tools.filter((x) => x.chosen).map((x) => x.key));
               if (e.target.checked) chosen.add(t.key); else chosen.delete(t.key);
               on.set({ chosen: [...chosen] });
-            } }), ` ${t.name} `, h('span', { class: 'note', text: `${t.where}${t.readOnly ? ', read-only' : ''}` })));
+            } }), ` ${t.name} `, h('span', { class: 'note', text: `${t.where}${t.readOnly ? ', read-only' : ''}${t.autoRun ? ', runs without asking' : ''}` })));
         }
         body.append(list,
           h('label', {}, h('input', { type: 'checkbox', 'data-act': 'autorun', checked: s.autoRun, onchange: (e) => on.set({ autoRun: e.target.checked }) }), ' Run read-only tools without asking'),

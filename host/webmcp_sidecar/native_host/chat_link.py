@@ -6,7 +6,8 @@
 - It reports a round trip that worked on a live site (`chat_site_verified`).
 - It lists and calls the user's local MCP servers' tools for a chat site (`chat_server_call`,
   answered by `chat_server_result`).
-- The side panel manages adapters with `panel_chat_sites`.
+- The side panel manages adapters with `panel_chat_sites`, and sees every change as an
+  `agent_chat_sites` with an empty `id`.
 
 Local servers are reached through the servers plugin's link (native_host/servers_link.py), found
 among the agent's tool providers (`servers_link()` below): one ServerManager per host, so a chat
@@ -159,8 +160,22 @@ class ChatLink:
         payload = dumps(m.ChatSites(sites=sites).model_dump())
         if payload == self._sent:
             return
+        if self._sent is not None:  # a change, not the worker's first look: side panels see it too
+            self._panel_push()
         self._sent = payload
         self.host.send_to_browser(payload)
+
+    def _panel_push(self) -> None:
+        """The adapters as `list` answers them, to every side panel: an `agent_chat_sites` whose
+        `id` is empty (no request's), as the servers plugin pushes `agent_servers`."""
+        from webmcp_sidecar.agent import panel_messages as pm
+
+        try:
+            infos = self._infos()
+        except Exception as e:  # the worker's copy still goes out
+            log.warning("chat-site adapters not pushed to the side panel: %s", str(e)[:200])
+            return
+        self._send(pm.AgentChatSites(id="", ok=True, sites=infos))
 
     async def _watch(self) -> None:
         while True:

@@ -1,0 +1,96 @@
+// The worker's side of the side panel's Chat sites view (background/chat-sites.js): the sites and
+// their settings (`chat_sites_state`), a site's tools (`chat_sites_tools`), changes
+// (`chat_sites_set`) reaching the site's open toolbars; extension pages only; and which calls run
+// without a click (read-only ones when the site allows it, any one tool the user allowed).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+const { ChatSites, autoRuns } = await import('../../extension/background/chat-sites.js');
+
+const ID = 'fafdbggbcpipbkecmkjnkpdagfobdohc';
+const PANEL = { id: ID, url: `chrome-extension://${ID}/sidepanel/index.html` };
+const ADAPTER = { name: 'replica', title: 'Replica', hostnames: ['127.0.0.1:8123', '*.chat.test'], verified: false,
+  request: { url: '/api/chat', method: 'POST', message_path: 'messages[-1].content' },
+  response: { kind: 'sse', text_paths: ['x'] }, selectors: { input: '#i', last_answer: '.a' } };
+
+function setup() {
+  const stored = {};
+  const injected = [];
+  const sent = [];
+  const ev = () => ({ addListener() {} });
+  const chrome = {
+    runtime: { id: ID, getURL: (p) => `chrome-extension://${ID}/${p}` },
+    tabs: { onUpdated: ev(), query: async () => [{ id: 4, url: 'http://127.0.0.1:8123/' }, { id: 5, url: 'https://x.test/' }] },
+    storage: { local: { get: async () => ({}), set: async (o) => Object.assign(stored, o) } },
+    scripting: { executeScript: async (o) => { injected.push(o); return []; } },
+  };
+  const registry = { snapshot: () => ({
+    'a.test': [{ name: 'add', description: 'Add', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+      { name: 'buy', description: 'Buy', annotations: { readOnlyHint: true, destructiveHint: true } }],
+  }) };
+  const cs = new ChatSites({ chrome: /** @type {any} */ (chrome), registry: /** @type {any} */ (registry), runCall() {},
+    send: (m) => {
+      sent.push(m);
+      if (m.op === 'tools') queueMicrotask(() => cs.serverResult({ id: m.id, ok: true, tools: { everything: [{ name: 'echo', annotations: {} }] } }));
+      return true;
+    },
+    logCall() {}, logEnd() {}, log() {} });
+  const ask = (msg, sender = PANEL) => new Promise((resolve, reject) => {
+    const kept = cs.panelRequest(msg, /** @type {any} */ (sender), resolve);
+    if (!kept) reject(new Error('refused'));
+  });
+  return { cs, stored, injected, sent, ask };
+}
+
+test('the sites of each adapter: its hostnames, open tabs, and sites with settings', async () => {
+  const { cs, ask } = setup();
+  await cs.update({ sites: [ADAPTER] });
+  const r = /** @type {any} */ (await ask({ type: 'chat_sites_state' }));
+  assert.deepEqual(r.sites.map((s) => [s.site, s.adapter, s.open, s.enabled]),
+    [['127.0.0.1:8123', 'replica', true, false], ['chat.test', 'replica', false, false]]);
+});
+
+test('tools, then a change: stored, the open toolbar told, the hook injected', async () => {
+  const { cs, ask, stored, injected } = setup();
+  await cs.update({ sites: [ADAPTER] });
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(injected.filter((o) => o.world === 'MAIN').length, 0);
+  const posted = [];
+  const port = { sender: { tab: { id: 4 }, frameId: 0, url: 'http://127.0.0.1:8123/' }, postMessage: (m) => posted.push(m) };
+  cs.ports.add(/** @type {any} */ (port));
+  const tools = /** @type {any} */ (await ask({ type: 'chat_sites_tools', site: '127.0.0.1:8123' }));
+  assert.deepEqual(tools.tools.map((t) => [t.key, t.kind, t.readOnly, t.chosen]), [
+    ['site:a.test/add', 'site', true, false], ['site:a.test/buy', 'site', false, false], ['mcp:everything/echo', 'mcp', false, false]]);
+  const set = /** @type {any} */ (await ask({ type: 'chat_sites_set', site: '127.0.0.1:8123', enabled: true,
+    chosen: ['site:a.test/add', 'site:a.test/buy', 7], allowed: ['site:a.test/buy'], autoRun: true }));
+  assert.deepEqual([set.enabled, set.chosen, set.allowed, set.autoRun, set.autoSend],
+    [true, ['site:a.test/add', 'site:a.test/buy'], ['site:a.test/buy'], true, false]);
+  assert.deepEqual(stored['chatSites.prefs']['127.0.0.1:8123'].allowed, ['site:a.test/buy']);
+  // The toolbar went into the open tab when the adapters came; the hook only now, tools being on.
+  assert.deepEqual(injected.filter((o) => o.world === 'MAIN').map((o) => [o.target.tabId, o.files]), [[4, ['page/chat/hook.js']]]);
+  await new Promise((r) => setTimeout(r, 10));
+  const state = posted.at(-1);
+  assert.equal(state.type, 'state');
+  assert.deepEqual(state.tools.filter((t) => t.chosen).map((t) => [t.tool, t.autoRun]), [['add', true], ['buy', true]]);
+  assert.ok(state.block.includes('buy'));
+});
+
+test('extension pages only, and only sites an adapter names', async () => {
+  const { cs, ask } = setup();
+  await cs.update({ sites: [ADAPTER] });
+  await assert.rejects(ask({ type: 'chat_sites_state' }, { id: ID, url: 'http://127.0.0.1:8123/', tab: { id: 4 } }));
+  assert.ok(await ask({ type: 'chat_sites_state' }, { ...PANEL, tab: { id: 9 } })); // the panel opened in a tab
+  await assert.rejects(ask({ type: 'chat_sites_state' }, { id: 'another', url: 'chrome-extension://another/x.html' }));
+  const r = /** @type {any} */ (await ask({ type: 'chat_sites_set', site: 'evil.test', enabled: true }));
+  assert.match(r.error, /No enabled chat-site adapter names evil.test/);
+  assert.deepEqual(cs.prefs, {});
+});
+
+test('auto-run: read-only tools when the site allows it; any other only when allowed one by one', () => {
+  const p = { enabled: true, chosen: [], autoRun: true, autoSend: false, allowed: ['site:a/buy'] };
+  const ro = /** @type {any} */ ({ key: 'site:a/add', readOnly: true });
+  const rw = /** @type {any} */ ({ key: 'site:a/del', readOnly: false });
+  const allowed = /** @type {any} */ ({ key: 'site:a/buy', readOnly: false });
+  assert.deepEqual([autoRuns(p, ro), autoRuns(p, rw), autoRuns(p, allowed)], [true, false, true]);
+  assert.deepEqual([autoRuns({ ...p, autoRun: false }, ro), autoRuns({ ...p, autoRun: false, allowed: [] }, allowed)], [false, false]);
+});
