@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -345,3 +346,19 @@ async def test_side_panel_view_and_a_local_mcp_server(browser, sidecar_env, sse)
     four = "() => document.getElementById('input').value.includes('The sum of 4 and 5 is 9.')"
     await until(lambda: page.evaluate(four), "the allowed call's result, with no click", tries=300)
     assert await ui(browser, tab, "[data-act=run]") == []
+
+    # The editor: the host's problems as it is typed, with line and field; a fixed text saves.
+    await adapter.get_by_role("button", name="Edit").click()
+    text = panel.locator("#chat-site-text")
+    await expect(text).to_have_value(re.compile('"name": "replica-sse"'))
+    good = await text.input_value()
+    await text.fill(good.replace('"kind": "sse"', '"kind": "xml"'))
+    problem = panel.locator('#chat-site-check li[data-field="response.kind"]')
+    await expect(problem).to_contain_text("line ")
+    await text.fill(good.replace('"Replica sse"', '"Replica SSE"'))
+    await expect(panel.locator("#chat-site-check")).to_have_text("No problems.")
+    await panel.click("#chat-site-save")
+    await expect(panel.locator("#chat-site-save-msg")).to_have_text("Saved.")
+    await expect(adapter.locator(".skill-name")).to_have_text("Replica SSE", timeout=SLOW)
+    # An edited adapter is unverified again until it works again.
+    await expect(adapter.locator("[data-role=verified]")).to_have_text("unverified")

@@ -1,10 +1,11 @@
 // The chat page's MAIN-world hook (docs/CHAT_SITES.md): injected by the worker with
 // chrome.scripting, only into tabs of chat sites the user turned tools on for, never by the
 // manifest. Thin on purpose (PRODUCT.md section 3): it holds nothing secret and decides nothing.
-// For each fetch it asks the isolated side, in one synchronous event, whether this is the
-// adapter's request and what its body should be (the isolated side adds the instruction block),
-// and for the requests it watches it tees the response: the page reads its own stream as
-// before, and the copy goes to the isolated side as text, chunk by chunk. The page can see and
+// For each fetch and XMLHttpRequest it asks the isolated side, in one synchronous event, whether
+// this is the adapter's request and what its body should be (the isolated side adds the
+// instruction block), and for the requests it watches it copies the response: a fetch's body is
+// teed (the page reads its own stream as before), an XHR's text is read as it grows (`progress`);
+// the copy goes to the isolated side as text, chunk by chunk. The page can see and
 // spoof all of this; it is the chat site's own traffic either way.
 (() => {
   'use strict';
@@ -35,6 +36,15 @@
   });
   let seq = 0;
 
+  /** Asks the isolated side about a request: its answer ({watch, body}) or null. */
+  function ask(id, url, method, body) {
+    answer = null;
+    tell({ type: 'request', id, url, method, body });
+    const got = /** @type {any} */ (answer);
+    answer = null;
+    return got;
+  }
+
   /** Sends a response body's copy to the isolated side, as text. */
   async function pump(id, body) {
     const reader = body.getReader();
@@ -64,10 +74,7 @@
     }
     const id = ++seq;
     const body = typeof init?.body === 'string' && init.body.length <= MAX_BODY ? init.body : null;
-    answer = null;
-    tell({ type: 'request', id, url, method, body });
-    const got = /** @type {any} */ (answer);
-    answer = null;
+    const got = ask(id, url, method, body);
     if (!got || !got.watch) return fetch0.apply(this, arguments);
     const args = typeof got.body === 'string' && body !== null ? [input, { ...init, body: got.body }] : [...arguments];
     return fetch0.apply(this, args).then((res) => {
@@ -84,5 +91,48 @@
       tell({ type: 'end', id, broken: true });
       throw e;
     });
+  };
+
+  // XMLHttpRequest: open() says where, send() what; a watched one's text goes over as it grows.
+  const XHR = w.XMLHttpRequest;
+  if (typeof XHR !== 'function') return;
+  const open0 = XHR.prototype.open;
+  const send0 = XHR.prototype.send;
+  const textOf = Object.getOwnPropertyDescriptor(XHR.prototype, 'responseText')?.get;
+  /** @type {WeakMap<object, {url: string, method: string}>} */
+  const opened = new WeakMap();
+
+  XHR.prototype.open = function open(method, url) {
+    try {
+      opened.set(this, { method: String(method).toUpperCase(), url: new URL(String(url), location.href).href });
+    } catch {
+      opened.delete(this);
+    }
+    return open0.apply(this, arguments);
+  };
+
+  XHR.prototype.send = function send(body) {
+    const where = opened.get(this);
+    if (!where) return send0.apply(this, arguments);
+    const id = ++seq;
+    const text = typeof body === 'string' && body.length <= MAX_BODY ? body : null;
+    const got = ask(id, where.url, where.method, text);
+    if (!got || !got.watch) return send0.apply(this, arguments);
+    const xhr = this;
+    let seen = 0;
+    const flush = () => {
+      let now;
+      try { now = textOf ? textOf.call(xhr) : xhr.responseText; } catch { return; } // not a text response
+      if (typeof now === 'string' && now.length > seen) {
+        tell({ type: 'chunk', id, text: now.slice(seen) });
+        seen = now.length;
+      }
+    };
+    listen.call(xhr, 'progress', flush);
+    listen.call(xhr, 'loadend', () => {
+      flush();
+      tell({ type: 'end', id, broken: xhr.status === 0 });
+    });
+    return send0.call(xhr, typeof got.body === 'string' && text !== null ? got.body : body);
   };
 })();
