@@ -6,6 +6,7 @@ for the plain Python install (the launcher `install` writes) and for the PyInsta
 Prints median and p99 over N runs, and the bundle's size on disk.
 
     .venv/bin/python bench/cold_start.py [--runs 30] [--bundle dist/webmcp-sidecar/webmcp-sidecar]
+                                         [--host LABEL=DIR]   # another build's launcher too
 """
 
 from __future__ import annotations
@@ -74,6 +75,9 @@ def main() -> int:
     ap.add_argument("--bundle", type=Path, default=ROOT / "dist/webmcp-sidecar/webmcp-sidecar")
     ap.add_argument("--python", type=Path, default=Path(sys.executable).absolute(),
                     help="the interpreter the launcher names (default: this one)")
+    ap.add_argument("--host", action="append", default=[], metavar="LABEL=DIR",
+                    help="also time a launcher of the package in DIR (repeatable)")
+    ap.add_argument("--no-bundle", action="store_true")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -83,7 +87,16 @@ def main() -> int:
         path.write_bytes(data)
         path.chmod(0o755)
         rows = [("python launcher", path)]
-        if args.bundle.is_file():
+        for spec in args.host:
+            # The same launcher, naming another package dir (e.g. an old commit's `host/`).
+            label, pkg = spec.split("=", 1)
+            other = Path(tmp) / f"launcher-{label}"
+            other.write_text(f'#!/bin/sh\nPYTHONPATH="{pkg}" exec "{args.python}" -m webmcp_sidecar "$@"\n')
+            other.chmod(0o755)
+            rows.append((f"launcher {label}", other))
+        if args.no_bundle:
+            pass
+        elif args.bundle.is_file():
             rows.append(("bundle", args.bundle))
         else:
             print(f"(no bundle at {args.bundle}: run installers/build.sh)")
@@ -92,7 +105,7 @@ def main() -> int:
         for (label, _), xs in zip(rows, results, strict=True):
             print(f"  {label:16} median {statistics.median(xs) * 1000:7.1f} ms   "
                   f"p99 {p99(xs) * 1000:7.1f} ms   (min {min(xs) * 1000:.1f})")
-    if args.bundle.is_file():
+    if args.bundle.is_file() and not args.no_bundle:
         size = dir_size(args.bundle.parent)
         print(f"bundle size on disk: {size / 1e6:.1f} MB ({args.bundle.parent})")
     return 0
