@@ -4,6 +4,7 @@ and the owning process SIGKILLed with servers running (none may survive it)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -119,6 +120,23 @@ async def test_an_idle_server_stops(write_config, tmp_path, marks):
         await wait_for(lambda: m.status()[0].state == "stopped")
         assert not alive(pid)
         assert (await m.call("f", "ping", {})).content[0].text == "pong"  # starts again on use
+    finally:
+        await m.aclose()
+
+
+async def test_idle_timeout_per_server_stops_one_and_keeps_the_other(write_config, tmp_path, marks):
+    quick = faulty(marks) | {"idleTimeout": 1.0}
+    kept = faulty(marks) | {"idleTimeout": 0}  # never stopped for idling
+    m = ServerManager(write_config({"quick": quick, "kept": kept}), tmp_path / "log", idle_s=0.5)
+    try:
+        await m.call("kept", "ping", {})
+        await m.call("quick", "ping", {})
+        by = {s.name: s for s in m.status()}  # quick has 1 s from here
+        await wait_for(lambda: {s.name: s.state for s in m.status()}["quick"] == "stopped")
+        assert not alive(by["quick"].pid)
+        await asyncio.sleep(1.0)  # well past the manager's own idle_s
+        now = {s.name: s for s in m.status()}
+        assert now["kept"].state == "running" and alive(by["kept"].pid)
     finally:
         await m.aclose()
 

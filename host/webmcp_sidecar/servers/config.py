@@ -67,6 +67,8 @@ class ServerEntry(BaseModel):
     disabled: bool = False
     disabled_tools: list[str] = Field(default_factory=list, alias="disabledTools")
     timeout: float | None = Field(default=None, gt=0, le=3600)
+    # Seconds unused before the server is stopped (started again on next use); 0 = never.
+    idle_timeout: float | None = Field(default=None, ge=0, le=7 * 86400, alias="idleTimeout")
 
     @model_validator(mode="after")
     def _one_kind(self) -> ServerEntry:

@@ -236,7 +236,7 @@ class ServerManager:
             self._idle = asyncio.get_running_loop().create_task(self._idle_loop())
 
     async def _idle_loop(self) -> None:
-        """Stops servers unused for idle_s; ends when none is running."""
+        """Stops servers unused for their `idleTimeout` (else idle_s); ends when none is running."""
         while True:
             now = time.monotonic()
             running = [r for r in self._runners.values() if r.state == "running"]
@@ -244,9 +244,12 @@ class ServerManager:
                 return
             wait = self.idle_s
             for r in running:
-                left = r.last_used + self.idle_s - now
+                idle = self.idle_s if r.entry.idle_timeout is None else r.entry.idle_timeout
+                if idle == 0:
+                    continue  # the user keeps this one running (`idleTimeout: 0`)
+                left = r.last_used + idle - now
                 if left <= 0 and r.inflight == 0:
-                    r.log.note(f"idle for {self.idle_s:g} s")
+                    r.log.note(f"idle for {idle:g} s")
                     self._spawn(r.stop())
                 else:
                     wait = min(wait, max(left, 0.5))
