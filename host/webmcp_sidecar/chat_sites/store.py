@@ -9,12 +9,9 @@ belongs to the text it was seen with: saving a new text of an adapter drops it.
 from __future__ import annotations
 
 import builtins
-import contextlib
 import datetime
 import hashlib
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +20,7 @@ from pydantic import BaseModel, Field, ValidationError
 from webmcp_sidecar import paths
 from webmcp_sidecar.chat_sites.model import FILE_SUFFIX, MAX_FILE_BYTES, NAME_PATTERN, ChatSite
 from webmcp_sidecar.skills.problems import TextProblems, load, validation_messages
+from webmcp_sidecar.textfiles import atomic_write, read_capped
 
 BUILTIN = Path(__file__).parent / "builtin"
 STATE_FILE = "state.json"
@@ -143,7 +141,7 @@ class ChatSiteStore:
         if not replace and target.exists():
             raise ChatSiteError(f"An adapter named {site.name!r} is already added; remove it first.")
         paths.ensure_private_dir(self.root)
-        _atomic_write(target, text)
+        atomic_write(target, text)
         return site
 
     def add_file(self, path: str | Path, *, replace: bool = True) -> ChatSite:
@@ -239,7 +237,7 @@ class ChatSiteStore:
 
     def _save_state(self, state: _State) -> None:
         paths.ensure_private_dir(self.root)
-        _atomic_write(self.root / STATE_FILE, state.model_dump_json(indent=2) + "\n")
+        atomic_write(self.root / STATE_FILE, state.model_dump_json(indent=2) + "\n")
 
 
 def _host_matches(pattern: str, host: str) -> bool:
@@ -264,28 +262,4 @@ def _listed(root: Path | None) -> builtins.list[Path]:
 
 
 def read_file(path: Path) -> str:
-    try:
-        with path.open("rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-    except OSError as e:
-        raise ChatSiteError(f"{path}: cannot be read: {e.strerror or e}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ChatSiteError(f"{path}: too large: an adapter is at most {MAX_FILE_BYTES // 1024} KiB")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ChatSiteError(f"{path}: not UTF-8 text (byte {e.start})") from None
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    return read_capped(path, MAX_FILE_BYTES, "an adapter", ChatSiteError)

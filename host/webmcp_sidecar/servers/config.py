@@ -17,17 +17,15 @@ an entry of the OS keyring (`agent/keys.py`'s service). Keys we do not know are 
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from webmcp_sidecar import paths
+from webmcp_sidecar.textfiles import atomic_write
 
 CONFIG_FILE = "servers.json"
 MAX_FILE_BYTES = 1 << 20
@@ -174,18 +172,3 @@ def _plain(e: ValidationError) -> str:
         where = ".".join(str(x) for x in err["loc"]) or "the file"
         parts.append(f"{where}: {err['msg']}")
     return "; ".join(parts)
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Temp file (0600 from mkstemp) then os.replace: a reader never sees half a file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

@@ -20,9 +20,10 @@ from typing import Any
 import mcp.types as types
 
 from webmcp_sidecar import paths
-from webmcp_sidecar.servers.config import ServerConfigError, ServerEntry, ServersConfig, atomic_write
+from webmcp_sidecar.servers.config import ServerConfigError, ServerEntry, ServersConfig
 from webmcp_sidecar.servers.logfile import ServerLog
 from webmcp_sidecar.servers.runner import ProgressFn, Runner, ServerError, ServerStatus
+from webmcp_sidecar.textfiles import atomic_write
 
 __all__ = ["ServerError", "ServerManager", "ServerStatus"]
 

@@ -10,10 +10,7 @@ problem and left out of `effective()`; it never breaks the others.
 from __future__ import annotations
 
 import builtins
-import contextlib
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from webmcp_sidecar import paths
 from webmcp_sidecar.skills.model import FILE_SUFFIX, MAX_FILE_BYTES, NAME_PATTERN, Skill
 from webmcp_sidecar.skills.problems import TextProblems, parse
+from webmcp_sidecar.textfiles import atomic_write, read_capped
 
 STATE_FILE = "state.json"
 _NAME = re.compile(NAME_PATTERN)
@@ -224,7 +222,7 @@ class SkillStore:
 
     def _write(self, path: Path, text: str) -> None:
         paths.ensure_private_dir(self.root)
-        _atomic_write(path, text)
+        atomic_write(path, text)
 
     def _state(self) -> _State:
         try:
@@ -239,35 +237,10 @@ class SkillStore:
 
     def _save_state(self, state: _State) -> None:
         paths.ensure_private_dir(self.root)
-        _atomic_write(self.root / STATE_FILE, state.model_dump_json(indent=2) + "\n")
+        atomic_write(self.root / STATE_FILE, state.model_dump_json(indent=2) + "\n")
 
 
 def read_skill_file(path: Path) -> str:
     """A skill file's text; SkillError when it is too large or not UTF-8 (checked before it is
     read whole, so a huge file costs nothing)."""
-    try:
-        with path.open("rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-    except OSError as e:
-        raise SkillError(f"{path}: cannot be read: {e.strerror or e}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise SkillError(f"{path}: too large: a skill file is at most {MAX_FILE_BYTES // 1024} KiB")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise SkillError(f"{path}: not UTF-8 text (byte {e.start})") from None
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Write via a temp file and os.replace: a reader (the host) never sees half a file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    return read_capped(path, MAX_FILE_BYTES, "a skill file", SkillError)
