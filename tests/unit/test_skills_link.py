@@ -65,8 +65,8 @@ async def test_a_change_in_the_dir_is_pushed_unasked(link):
             break
     [msg] = host.take()
     assert [s["name"] for s in msg["skills"]] == ["demo-shop"]
-    assert sl._task is not None
-    sl._task.cancel()
+    assert sl.watch.task is not None
+    sl.watch.task.cancel()
 
 
 def test_panel_requests_list_save_disable_and_errors(link):

@@ -19,13 +19,12 @@ The store loads on the first message, never at host start.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from webmcp_sidecar.native_host.dir_watch import DirWatch
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import dumps
 from webmcp_sidecar.wire.constants import CHAT_SITES_PANEL_TYPES
@@ -59,8 +58,7 @@ class ChatLink:
         self.poll_s = poll_s
         self._store: ChatSiteStore | None = None
         self._sent: bytes | None = None
-        self._seen: tuple[tuple[str, int, int], ...] | None = None
-        self._task: asyncio.Task[None] | None = None
+        self.watch = DirWatch(lambda: self.store().root, self.push, self.poll_s, "chat-site adapters")
         self._calls: set[asyncio.Task[None]] = set()
 
     def store(self) -> ChatSiteStore:
@@ -75,9 +73,7 @@ class ChatLink:
     def on_get(self, raw: dict[str, Any], payload: bytes) -> None:
         self._sent = None  # the worker (re)connected: it has nothing
         self.push()
-        if self._task is None or self._task.done():
-            with contextlib.suppress(RuntimeError):  # no loop: a sync test drives push() itself
-                self._task = asyncio.get_running_loop().create_task(self._watch())
+        self.watch.start()
 
     def on_verified(self, raw: dict[str, Any], payload: bytes) -> None:
         try:
@@ -151,9 +147,8 @@ class ChatLink:
     def push(self) -> None:
         """Sends the enabled adapters if they differ from what the worker has."""
         try:
-            store = self.store()
-            self._seen = self._signature(store)
-            sites = store.effective()
+            self.watch.seen()
+            sites = self.store().effective()
         except Exception as e:  # a broken store must not take the host down
             log.error("chat-site adapters could not be loaded: %s", e)
             sites = []
@@ -176,25 +171,6 @@ class ChatLink:
             log.warning("chat-site adapters not pushed to the side panel: %s", str(e)[:200])
             return
         self._send(pm.AgentChatSites(id="", ok=True, sites=infos))
-
-    async def _watch(self) -> None:
-        while True:
-            await asyncio.sleep(self.poll_s)
-            try:
-                if self._signature(self.store()) != self._seen:
-                    self.push()
-            except Exception:
-                log.exception("watching the chat-site adapters failed")
-
-    @staticmethod
-    def _signature(store: ChatSiteStore) -> tuple[tuple[str, int, int], ...]:
-        out = []
-        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-            for e in os.scandir(store.root):
-                with contextlib.suppress(OSError):
-                    st = e.stat(follow_symlinks=False)
-                    out.append((e.name, st.st_size, st.st_mtime_ns))
-        return tuple(sorted(out))
 
     # --- the side panel ------------------------------------------------------------------------
 

@@ -10,14 +10,12 @@ size, mtime), which sees every way a file can change, with no watcher thread.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from webmcp_sidecar.native_host.dir_watch import DirWatch
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import dumps
 from webmcp_sidecar.wire.constants import SKILLS_PANEL_TYPES
@@ -38,8 +36,7 @@ class SkillsLink:
         self.poll_s = poll_s
         self._store: SkillStore | None = None
         self._sent: bytes | None = None
-        self._seen: tuple[tuple[str, int, int], ...] | None = None
-        self._task: asyncio.Task[None] | None = None
+        self.watch = DirWatch(lambda: self.store().root, self.push, poll_s, "skills dir")
 
     def store(self) -> SkillStore:
         if self._store is None:
@@ -52,9 +49,7 @@ class SkillsLink:
         """The worker (re)connected: it has nothing, so it gets the list even if unchanged."""
         self._sent = None
         self.push()
-        if self._task is None or self._task.done():
-            with contextlib.suppress(RuntimeError):  # no loop: a sync test drives push() itself
-                self._task = asyncio.get_running_loop().create_task(self._watch())
+        self.watch.start()
 
     def on_panel(self, raw: dict[str, Any], payload: bytes) -> None:
         """A `panel_skills` request: one `agent_skills` answers it, whatever happens."""
@@ -116,9 +111,8 @@ class SkillsLink:
     def push(self) -> None:
         """Sends the enabled skills if they differ from what the worker has."""
         try:
-            store = self.store()
-            self._seen = self._signature(store)
-            skills = store.effective()
+            self.watch.seen()
+            skills = self.store().effective()
         except Exception as e:  # a broken store must not take the host down
             log.error("skills could not be loaded: %s", e)
             skills = []
@@ -128,25 +122,6 @@ class SkillsLink:
         self._sent = payload
         self.host.send_to_browser(payload)
         log.info("sent %d skill(s) to the extension", len(skills))
-
-    async def _watch(self) -> None:
-        while True:
-            await asyncio.sleep(self.poll_s)
-            try:
-                if self._signature(self.store()) != self._seen:
-                    self.push()
-            except Exception:
-                log.exception("watching the skills dir failed")
-
-    @staticmethod
-    def _signature(store: SkillStore) -> tuple[tuple[str, int, int], ...]:
-        out = []
-        with contextlib.suppress(FileNotFoundError):
-            for e in os.scandir(store.root):
-                with contextlib.suppress(OSError):
-                    st = e.stat(follow_symlinks=False)
-                    out.append((e.name, st.st_size, st.st_mtime_ns))
-        return tuple(sorted(out))
 
 
 def _needs(req: Any) -> Any:
