@@ -66,11 +66,13 @@ function page({ native = null } = {}) {
   window.addEventListener('webmcp-sidecar:page', (ev) => posted.push(JSON.parse(ev.detail)));
   const stubs = {};
   for (const name of ['Node', 'Element', 'HTMLElement', 'HTMLInputElement', 'HTMLTextAreaElement', 'HTMLSelectElement',
-    'HTMLOptionElement', 'HTMLFormElement', 'MutationObserver']) stubs[name] = class extends Stub {};
+    'HTMLOptionElement', 'HTMLFormElement', 'HTMLIFrameElement', 'MutationObserver']) stubs[name] = class extends Stub {};
+  // A top-level window of its own origin: no cross-origin relatives (frame-remote.js).
+  Object.assign(window, { parent: window, origin: 'https://a.test' });
   const ctx = vm.createContext({
     ...stubs, window, document, Document, Navigator, navigator: new Navigator(), location: { origin: 'https://a.test' },
     EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, queueMicrotask,
-    MessageChannel, MessagePort, Proxy, WeakMap, URL,
+    MessageChannel, MessagePort, Proxy, WeakMap, URL, MessageEvent, Crypto, crypto,
   });
   for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
   return { ctx, window, document, posted, run: (code) => vm.runInContext(code, ctx) };

@@ -9,7 +9,7 @@
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js did not run: another copy owns the page
   const {
-    W, rApply, reTest, oCreate, oDefineProperty, oToString, jsonStringify, StringC, TypeErrorC, EventC, AbortSignalC, isObj, opError, domError,
+    W, rApply, reTest, oCreate, oDefineProperty, oGetPrototypeOf, oToString, jsonStringify, StringC, TypeErrorC, EventC, AbortSignalC, isObj, opError, domError,
   } = ns;
   // Captured before any page script (see base.js).
   const MessageChannelC = MessageChannel;
@@ -87,6 +87,17 @@
   const memberError = (member, why) =>
     opError('executeTool', `Failed to read the '${member}' property from 'RegisteredTool': ${why}`);
 
+  /** A Window: this origin's, or another's (a cross-origin WindowProxy says "[object Object]"
+   * and has no prototype, but is its own `window` and `self`). @param {any} v */
+  const isWindow = (v) => {
+    try {
+      if (rApply(oToString, v, []) === '[object Window]') return true;
+      return oGetPrototypeOf(v) === null && v.window === v && v.self === v;
+    } catch {
+      return false;
+    }
+  };
+
   /**
    * A RegisteredTool dictionary, read in the order of Chromium's bindings (members sorted by
    * name) with the same TypeErrors. @param {any} tool
@@ -109,7 +120,7 @@
     const title = d.title;
     if (title !== undefined) StringC(title);
     const win = required('window');
-    if (!isObj(win) || rApply(oToString, win, []) !== '[object Window]') {
+    if (!isObj(win) || !isWindow(win)) {
       throw memberError('window', "Failed to convert value to 'Window'.");
     }
     return { name, origin, window: win };

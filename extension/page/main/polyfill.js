@@ -14,22 +14,12 @@
     TypeErrorC, DOMExceptionC, EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
     opError, domError, abortReason, plainJson, jsonCopy, requestUserInteraction, readToolDict, checkNewName,
     installLegacy, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions,
-    inputJson, parseFailed, readOrigins, nativeText, annotationsOut, unknownTool, toolFailed, NoResponse, publishHook, tree, hookFor, notifyOthers, ArrayProto,
+    inputJson, parseFailed, readOrigins, nativeText, annotationsOut, unknownTool, toolFailed, NoResponse, publishHook, tree, hookFor, notifyOthers, installRemote, toolsDenied, ArrayProto,
   } = ns;
   const arraySort = ArrayProto.sort;
   const promiseResolve = PromiseC.resolve;
   const promiseThen = PromiseC.prototype.then;
   const ORIGIN = location.origin;
-  // The `tools` permission, where this browser knows the feature (Chromium without WebMCP does
-  // not: then the parent's `allow` attribute is read by the extension instead, frame-policy.js).
-  const toolsDenied = (() => {
-    try {
-      const fp = /** @type {any} */ (D).featurePolicy;
-      return !!fp && fp.features().includes('tools') && !fp.allowsFeature('tools');
-    } catch {
-      return false;
-    }
-  })();
 
   /**
    * Installs document.modelContext and the legacy surface on one registry.
@@ -83,6 +73,7 @@
         if (after) after();
       });
       notifyOthers(); // every same-origin frame of the page sees the change
+      remote.changed(); // and each cross-origin relative what is exposed to it
     };
 
     /** @param {Entry} e @param {() => void} [after] */
@@ -221,6 +212,7 @@
     };
 
     publishHook({ list: ownList, run: runHere, notify: () => task(() => fire('toolchange')), origin: ORIGIN });
+    const remote = installRemote({ tools, runHere, fire }); // cross-origin relatives (frame-remote.js)
     // A frame that goes away (removed, navigated) fails what runs in it, and the others' lists change.
     rApply(listen, W, [
       'pagehide',
@@ -276,13 +268,15 @@
       getTools(options = undefined) {
         // The list as it is now, delivered in a later task.
         return new PromiseC((resolve) => {
-          // Checked as Chromium does; the same origin's tools are listed whatever it names.
+          // Checked as Chromium does; the same origin's tools are listed whatever it names, and
+          // the tools of cross-origin relatives of the origins it names exposed to this one.
           const from = isObj(options) ? /** @type {any} */ (options).fromOrigins : undefined;
-          readOrigins(from, 'getTools', 'ModelContextGetToolOptions', 'fromOrigins');
+          const origins = readOrigins(from, 'getTools', 'ModelContextGetToolOptions', 'fromOrigins');
           /** @type {any[]} */
           const out = [];
           let frames = tree();
           if (!frames.length) frames = [{ win: W, hook: { list: ownList, origin: ORIGIN } }];
+          frames = [...frames, ...remote.frames(origins)];
           for (const f of frames) {
             let list;
             try {
@@ -336,11 +330,11 @@
             else if (kind === 'gone') reject(unknownTool());
             else reject(v);
           };
-          // Another same-origin frame's tool runs in that frame.
+          // Another frame's tool runs in that frame (same origin: frame-tree.js; else frame-remote.js).
           const hook = ref.window === W ? undefined : hookFor(ref.window);
           const ran = hook
             ? ref.origin === hook.origin && rApply(hook.run, undefined, [ref.name, args, signal, settle])
-            : ref.origin === ORIGIN && ref.window === W && runHere(ref.name, args, signal, settle);
+            : ref.window === W ? ref.origin === ORIGIN && runHere(ref.name, args, signal, settle) : remote.run(ref, args, signal, settle);
           if (!ran) task(() => reject(unknownTool()));
         });
       }

@@ -1,0 +1,338 @@
+// WebMCP Sidecar, MAIN world: the polyfill across cross-origin frames, as Chromium 156 does it.
+// A document's getTools({fromOrigins: [o]}) lists the tools that its cross-origin relatives of
+// origin `o` (its parent, its child frames) registered with `exposedTo` naming this document's
+// origin; a child counts only when its iframe has the `tools` permission (allow="tools"; read
+// from the iframe's attribute, all a polyfill can know). executeTool runs such a tool in its
+// frame: results, failures and aborts come back as Chromium gives them, and a call pending in a
+// frame that goes away rejects. The frames talk with postMessage: the page can see these
+// messages (the spec's model has them in the browser), so they carry only what the receiving
+// origin may see: each list is posted for the origin its tools are exposed to (targetOrigin),
+// every message is checked by event.source (this window's parent or one of its iframes) and
+// event.origin, and names the receiving document by its random id (a frame's next document is
+// another peer). docs/ARCHITECTURE.md, "Polyfill vs Chromium".
+(() => {
+  'use strict';
+
+  const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
+  if (!ns) return; // base.js did not run: another copy owns the page
+  const {
+    W, D, rApply, isArray, jsonParse, jsonStringify, StringC, MapC, DOMExceptionC, listen, isObj, validName, elGetAttribute,
+    docQuerySelectorAll, abortReason, task, plainJson, annotationsOut, unknownTool,
+  } = ns;
+  // Captured before any page script (see base.js).
+  /** @param {any} proto @param {string} k */
+  const getterOf = (proto, k) => /** @type {(this: any) => any} */ (Object.getOwnPropertyDescriptor(proto, k)?.get);
+  const dataGet = getterOf(MessageEvent.prototype, 'data');
+  const originGet = getterOf(MessageEvent.prototype, 'origin');
+  const sourceGet = getterOf(MessageEvent.prototype, 'source');
+  const frameWindowGet = getterOf(HTMLIFrameElement.prototype, 'contentWindow');
+  const frameSrcGet = getterOf(HTMLIFrameElement.prototype, 'src');
+  const randomUUID = Crypto.prototype.randomUUID;
+  const cryptoObj = crypto;
+  const URLC = URL;
+  const strSplit = String.prototype.split;
+  const strTrim = String.prototype.trim;
+
+  const KEY = 'webmcp-sidecar:frames';
+  const MAX_TEXT = 16 * 1024 * 1024; // a message (a result may be large)
+  const MAX_LIST = 1024 * 1024; // a list of tools
+  const MAX_TOOLS = 128;
+  const MAX_FIELD = 64 * 1024; // a title, description or schema text
+  const MAX_FRAMES = 256;
+  const SELF = StringC(W.origin);
+  const PARENT = W.parent === W ? null : W.parent;
+  const PARENT_ORIGIN = PARENT ? StringC(location.ancestorOrigins?.[0] ?? '') : '';
+  const CID = StringC(rApply(randomUUID, cryptoObj, []));
+  // The `tools` permission, where this browser knows the feature (Chromium without WebMCP does
+  // not: then only the parent's `allow` attribute says, read here and by frame-policy.js).
+  const toolsDenied = (() => {
+    try {
+      const fp = /** @type {any} */ (D).featurePolicy;
+      return !!fp && fp.features().includes('tools') && !fp.allowsFeature('tools');
+    } catch {
+      return false;
+    }
+  })();
+
+  /** A URL's origin, or null. @param {unknown} u @param {string} [base] */
+  const originOf = (u, base) => {
+    try {
+      const o = new URLC(StringC(u), base).origin;
+      return o === 'null' ? null : o;
+    } catch {
+      return null;
+    }
+  };
+
+  /**
+   * The origins an iframe's `allow` attribute gives `tools` to ('*' for any), as Permissions
+   * Policy reads it: `tools` alone is `tools 'src'`. The same reading as
+   * page/isolated/frame-policy.js (tests/js/page-main-frames.test.mjs holds them to it).
+   * @param {string} allow @param {string} src the iframe's src, resolved @param {string} self
+   * @returns {string[]}
+   */
+  function toolsOrigins(allow, src, self) {
+    for (const part of rApply(strSplit, allow, [';'])) {
+      const words = rApply(strSplit, rApply(strTrim, part, []), [/\s+/]);
+      if (words[0] !== 'tools') continue;
+      const values = words.length > 1 ? words.slice(1) : ["'src'"];
+      /** @type {string[]} */
+      const out = [];
+      for (const v of values) {
+        /** @type {string|null} */
+        let o = null;
+        if (v === '*') o = '*';
+        else if (v === "'src'") o = !src || src.startsWith('about:') ? self : originOf(src);
+        else if (v === "'self'") o = self;
+        else if (v !== "'none'") o = originOf(v);
+        if (o && !out.includes(o)) out[out.length] = o;
+        if (out.length >= 16) break;
+      }
+      return out;
+    }
+    return [];
+  }
+
+  /**
+   * A peer's list of tools as it came, checked: at most MAX_TOOLS, each with a valid name,
+   * strings of bounded size, a schema as JSON text, annotations as booleans. Null if anything
+   * is off (the whole list is dropped).
+   * @param {unknown} v @returns {any[]|null}
+   */
+  function readRows(v) {
+    if (!isArray(v) || /** @type {any[]} */ (v).length > MAX_TOOLS) return null;
+    const out = [];
+    /** @param {unknown} s */
+    const str = (s) => typeof s === 'string' && s.length <= MAX_FIELD;
+    for (const t of /** @type {any[]} */ (v)) {
+      if (!isObj(t) || !validName(t.name) || !str(t.title) || !str(t.description)) return null;
+      if (t.inputSchema !== undefined && (!str(t.inputSchema) || !isObj(safeParse(t.inputSchema)))) return null;
+      if (t.annotations !== undefined && !isObj(t.annotations)) return null;
+      const row = { name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema,
+        annotations: t.annotations === undefined ? undefined : annotationsOut(t.annotations) };
+      out[out.length] = row;
+    }
+    return out;
+  }
+  /** @param {string} s */
+  const safeParse = (s) => {
+    try {
+      return jsonParse(s);
+    } catch {
+      return undefined;
+    }
+  };
+
+  /**
+   * Connects this document's registry to its cross-origin relatives.
+   * @param {{
+   *   tools: Map<string, any>,
+   *   runHere: (name: string, input: unknown, signal: AbortSignal|undefined, settle: (kind: string, v: unknown) => void) => boolean,
+   *   fire: (type: string) => void,
+   * }} registry
+   */
+  function installRemote({ tools, runHere, fire }) {
+    /** @typedef {{win: any, origin: string, cid: string, parent: boolean, rows: any[], rowsText: string, sent: string}} Peer */
+    /** @type {Map<any, Peer>} relatives of another origin that spoke to us, by their window */
+    const peers = new MapC();
+    /** @type {Map<string, {win: any, cid: string, settle: (kind: string, v: unknown) => void}>} our calls */
+    const pending = new MapC();
+    /** @type {Map<string, AbortController>} their calls running here, by `cid id` */
+    const incoming = new MapC();
+    let seq = 0;
+    if (SELF === 'null') return { frames: () => [], run: () => false, changed() {} };
+
+    /** @param {any} win @param {string} origin @param {Record<string, unknown>} msg */
+    const send = (win, origin, msg) => {
+      try {
+        win.postMessage({ [KEY]: jsonStringify({ ...msg, from: CID }) }, origin);
+      } catch {
+        /* a window going away */
+      }
+    };
+
+    /** The iframe element of this document whose window is `win`. @param {any} win */
+    const frameOf = (win) => {
+      const list = rApply(docQuerySelectorAll, D, ['iframe']);
+      for (let i = 0; i < list.length && i < MAX_FRAMES; i++) {
+        if (rApply(frameWindowGet, list[i], []) === win) return list[i];
+      }
+      return undefined;
+    };
+    /** A child of `origin` in `win` holds the `tools` permission, as its iframe says now. @param {any} win @param {string} origin */
+    const allowed = (win, origin) => {
+      const f = frameOf(win);
+      if (!f) return false;
+      const granted = toolsOrigins(StringC(rApply(elGetAttribute, f, ['allow']) ?? ''), StringC(rApply(frameSrcGet, f, [])), SELF);
+      return granted.includes('*') || granted.includes(origin);
+    };
+    /** @param {Peer} p */
+    const counts = (p) => p.parent || allowed(p.win, p.origin);
+
+    /** This document's tools exposed to `origin`, as rows. @param {string} origin */
+    const exposedTo = (origin) => {
+      const out = [];
+      for (const e of tools.values()) {
+        if (!e.exposedTo || !e.exposedTo.some((/** @type {string} */ o) => originOf(o) === origin)) continue;
+        out[out.length] = {
+          name: e.name, title: StringC(e.title ?? ''), description: StringC(e.description),
+          inputSchema: e.inputSchema === undefined ? undefined : plainJson(e.inputSchema),
+          annotations: e.annotations === undefined ? undefined : annotationsOut(e.annotations),
+        };
+      }
+      return out;
+    };
+
+    /**
+     * Tells `win` (of `origin`) the tools exposed to it, when they changed or `always`; `ask`
+     * asks for its list back (only a document's first word: an answer never asks, no ping-pong).
+     * @param {any} win @param {string} origin @param {Peer} [p] @param {boolean} [always] @param {boolean} [ask]
+     */
+    const offer = (win, origin, p, always = false, ask = false) => {
+      const text = plainJson(exposedTo(origin));
+      if (p && !always && p.sent === text) return;
+      if (p) p.sent = text;
+      send(win, origin, { t: 'list', to: p ? p.cid : '', tools: text, ask });
+    };
+
+    /** A relative gone (its document left): its tools go, calls pending there reject. @param {Peer} p */
+    const drop = (p) => {
+      if (peers.get(p.win) === p) peers.delete(p.win);
+      for (const [id, c] of [...pending]) {
+        if (c.win !== p.win || c.cid !== p.cid) continue;
+        pending.delete(id);
+        task(() => c.settle('gone', undefined));
+      }
+    };
+
+    /** @param {MessageEvent} ev */
+    const onMessage = (ev) => {
+      let data, origin, source;
+      try {
+        data = rApply(dataGet, ev, []);
+        origin = StringC(rApply(originGet, ev, []));
+        source = rApply(sourceGet, ev, []);
+      } catch {
+        return;
+      }
+      const text = isObj(data) ? data[KEY] : undefined;
+      if (typeof text !== 'string' || text.length > MAX_TEXT || !source) return;
+      if (origin === SELF || origin === 'null') return; // same-origin frames: frame-tree.js
+      const isParent = source === PARENT;
+      // Only this window's relatives (a child removed from the document still says goodbye).
+      if (isParent ? origin !== PARENT_ORIGIN : !(peers.has(source) || frameOf(source))) return;
+      const m = safeParse(text);
+      if (!isObj(m) || typeof m.from !== 'string' || m.from.length > 64 || typeof m.t !== 'string') return;
+      let p = peers.get(source);
+      if (p && (p.cid !== m.from || p.origin !== origin)) {
+        drop(p); // another document in that frame now
+        p = undefined;
+      }
+      if (m.t !== 'list' && (!p || m.to !== CID)) return;
+      if (!p) {
+        p = { win: source, origin, cid: m.from, parent: isParent, rows: [], rowsText: '[]', sent: '' };
+        peers.set(source, p);
+      }
+      if (m.t === 'list') {
+        if (typeof m.tools !== 'string' || m.tools.length > MAX_LIST) return;
+        const rows = readRows(safeParse(m.tools));
+        if (rows && counts(p) && m.tools !== p.rowsText) {
+          p.rows = rows;
+          p.rowsText = m.tools;
+          fire('toolchange');
+        }
+        if (m.ask && counts(p)) offer(source, origin, p, true);
+      } else if (m.t === 'call') onCall(p, m);
+      else if (m.t === 'cancel') incoming.get(p.cid + ' ' + StringC(m.id))?.abort();
+      else if (m.t === 'result') {
+        const c = pending.get(StringC(m.id));
+        if (!c || c.win !== source || c.cid !== p.cid) return;
+        pending.delete(StringC(m.id));
+        if (m.ok === true && typeof m.value === 'string') c.settle('ok', m.value);
+        else c.settle('reject', new DOMExceptionC(StringC(m.message ?? '').slice(0, MAX_FIELD), StringC(m.name ?? 'UnknownError').slice(0, 64)));
+      } else if (m.t === 'bye') drop(p);
+    };
+
+    /** Runs a relative's call of one of our tools exposed to it. @param {Peer} p @param {any} m */
+    const onCall = (p, m) => {
+      const id = StringC(m.id);
+      const key = p.cid + ' ' + id;
+      const e = tools.get(StringC(m.name));
+      /** @param {Record<string, unknown>} r */
+      const reply = (r) => send(p.win, p.origin, { t: 'result', to: p.cid, id, ...r });
+      const gone = unknownTool();
+      const input = typeof m.input === 'string' ? safeParse(m.input) : undefined;
+      const exposed = e && e.exposedTo && e.exposedTo.some((/** @type {string} */ o) => originOf(o) === p.origin);
+      if (!exposed || !counts(p) || !isObj(input) || incoming.has(key)) return reply({ ok: false, name: gone.name, message: gone.message });
+      const ac = new AbortController();
+      incoming.set(key, ac);
+      const ran = runHere(e.name, input, ac.signal, (kind, v) => {
+        incoming.delete(key);
+        if (ac.signal.aborted) return; // the caller has settled already
+        if (kind === 'ok') return reply({ ok: true, value: v });
+        const err = v instanceof DOMExceptionC ? v : gone;
+        reply({ ok: false, name: err.name, message: err.message });
+      });
+      if (!ran) {
+        incoming.delete(key);
+        reply({ ok: false, name: gone.name, message: gone.message });
+      }
+    };
+
+    rApply(listen, W, ['message', onMessage]);
+    rApply(listen, W, ['pagehide', () => {
+      for (const p of [...peers.values()]) {
+        send(p.win, p.origin, { t: 'bye', to: p.cid });
+        drop(p);
+      }
+    }]);
+    // A document back from the back/forward cache says hello again.
+    rApply(listen, W, ['pageshow', (/** @type {PageTransitionEvent} */ ev) => {
+      if (ev.persisted && PARENT && PARENT_ORIGIN !== SELF) offer(PARENT, PARENT_ORIGIN, undefined, true, true);
+    }]);
+    // Our parent, if of another origin, hears of us at once (and answers with its own list).
+    if (PARENT && PARENT_ORIGIN && PARENT_ORIGIN !== SELF) offer(PARENT, PARENT_ORIGIN, undefined, true, true);
+
+    return {
+      /** The relatives of `origins` whose tools this document may list, as frame-tree.js frames. @param {string[]|undefined} origins */
+      frames(origins) {
+        const want = (origins || []).map((o) => originOf(o));
+        const out = [];
+        for (const p of peers.values()) {
+          if (!want.includes(p.origin) || !p.rows.length || !counts(p)) continue;
+          const rows = p.rows;
+          out[out.length] = { win: p.win, hook: { list: () => rows, origin: p.origin } };
+        }
+        return out;
+      },
+      /**
+       * Runs a relative's tool in its frame for executeTool; false when `ref` names none.
+       * @param {{name: string, origin: string, window: any}} ref @param {unknown} input
+       * @param {AbortSignal|undefined} signal @param {(kind: string, v: unknown) => void} settle
+       */
+      run(ref, input, signal, settle) {
+        const p = peers.get(ref.window);
+        if (!p || ref.origin !== p.origin || !counts(p) || !p.rows.some((r) => r.name === ref.name)) return false;
+        const id = StringC(++seq);
+        pending.set(id, { win: p.win, cid: p.cid, settle });
+        if (signal) {
+          rApply(listen, signal, ['abort', () => {
+            if (!pending.delete(id)) return;
+            const reason = abortReason(signal);
+            task(() => settle('reject', reason));
+            send(p.win, p.origin, { t: 'cancel', to: p.cid, id });
+          }, { once: true }]);
+        }
+        send(p.win, p.origin, { t: 'call', to: p.cid, id, name: ref.name, input: jsonStringify(input) });
+        return true;
+      },
+      /** This document's list changed: each relative hears what is exposed to it. */
+      changed() {
+        for (const p of peers.values()) if (counts(p)) offer(p.win, p.origin, p);
+        if (PARENT && PARENT_ORIGIN && PARENT_ORIGIN !== SELF && !peers.has(PARENT)) offer(PARENT, PARENT_ORIGIN);
+      },
+    };
+  }
+
+  Object.assign(ns, { installRemote, toolsOrigins, readRows, toolsDenied });
+})();
