@@ -7,8 +7,8 @@
 // empty id is a push after any change); the worker keeps the per-site settings (runtime messages
 // `chat_sites_state`, `chat_sites_tools`, `chat_sites_set`: background/chat-sites.js).
 
-import { offsetOf, parseProblem, problemText } from '../lib/skills/view-model.js';
 import { h } from './dom.js';
+import { showProblems } from './problems-list.js';
 
 const ANSWER_WITHIN_MS = 20_000;
 const VALIDATE_AFTER_MS = 400;
@@ -345,23 +345,7 @@ export class ChatSitesView {
 
   /** @param {any} r a `validate` or `save` answer */
   show(r) {
-    if (r.ok) return void this.check.replaceChildren(h('p', { class: 'form-msg ok', text: 'No problems.' }));
-    if (!r.problems?.length) {
-      return void this.check.replaceChildren(h('p', { class: 'form-msg error', text: r.error ?? 'The host could not check the adapter.' }));
-    }
-    this.check.replaceChildren(h('ul', { class: 'card-error skill-problems' }, r.problems.slice(0, 50).map((text) => {
-      const p = parseProblem(text);
-      return h('li', { 'data-line': p.line ?? '', 'data-field': p.field ?? '', title: p.line !== null ? 'Go there' : '',
-        on: { click: () => this.goTo(p.line, p.column) } }, problemText(p));
-    })));
-  }
-
-  /** @param {number|null} line @param {number|null} column */
-  goTo(line, column) {
-    if (line === null) return;
-    const at = offsetOf(this.text.value, line, column ?? 1);
-    this.text.focus();
-    this.text.setSelectionRange(at, at);
+    showProblems(this.check, this.text, r, 'adapter');
   }
 
   async save() {

@@ -5,8 +5,9 @@
 // Inspector's field builder).
 
 import { formModel, initialRaw, toArgs } from '../lib/schema-form.js';
-import { draftTools, newSkillText, offsetOf, parseProblem, problemText } from '../lib/skills/view-model.js';
+import { draftTools, newSkillText } from '../lib/skills/view-model.js';
 import { h, pretty } from './dom.js';
+import { showProblems } from './problems-list.js';
 import { InspectorView } from './inspector-view.js';
 
 /** Quiet typing this long before the text goes to the host for checking. */
@@ -95,27 +96,7 @@ export class SkillsEditor {
 
   /** @param {any} r a `validate` or `save` answer */
   show(r) {
-    if (r.ok) {
-      this.check.replaceChildren(h('p', { class: 'form-msg ok', text: 'No problems.' }));
-      return;
-    }
-    if (!r.problems?.length) {
-      this.check.replaceChildren(h('p', { class: 'form-msg error', text: r.error ?? 'The host could not check the skill.' }));
-      return;
-    }
-    this.check.replaceChildren(h('ul', { class: 'card-error skill-problems' }, r.problems.slice(0, 50).map((text) => {
-      const p = parseProblem(text);
-      return h('li', { 'data-line': p.line ?? '', 'data-field': p.field ?? '', title: p.line !== null ? 'Go there' : '',
-        on: { click: () => this.goTo(p.line, p.column) } }, problemText(p));
-    })));
-  }
-
-  /** @param {number|null} line @param {number|null} column */
-  goTo(line, column) {
-    if (line === null) return;
-    const at = offsetOf(this.text.value, line, column ?? 1);
-    this.text.focus();
-    this.text.setSelectionRange(at, at);
+    showProblems(this.check, this.text, r, 'skill');
   }
 
   async save() {
