@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from webmcp_sidecar.native_host.dir_watch import DirWatch
+from webmcp_sidecar.native_host.panel_requests import answer_panel, need
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import dumps
 from webmcp_sidecar.wire.constants import CHAT_SITES_PANEL_TYPES
@@ -176,58 +177,35 @@ class ChatLink:
 
     def on_panel(self, raw: dict[str, Any], payload: bytes) -> None:
         """A `panel_chat_sites` request: one `agent_chat_sites` answers it, whatever happens."""
-        from pydantic import ValidationError
-
         from webmcp_sidecar.agent import panel_messages as pm
 
-        try:
-            req = pm.PanelChatSites.model_validate(raw)
-        except ValidationError as e:
-            call_id = raw.get("id")
-            if isinstance(call_id, str) and call_id:
-                self._send(
-                    pm.AgentChatSites(id=call_id[:100], ok=False, error=f"bad request: {str(e)[:300]}")
-                )
-            return
-        try:
-            answer = self._do(req)
-        except Exception as e:  # ChatSiteError and anything else: the panel says it, the host lives
-            if type(e).__name__ != "ChatSiteError":
-                log.exception("chat-sites request %s failed", req.op)
-            answer = pm.AgentChatSites(id=req.id, ok=False, error=str(e)[:4000])
-        self._send(answer)
+        answer_panel(raw, pm.PanelChatSites, pm.AgentChatSites, self._do, self._send, "ChatSiteError")
 
     def _do(self, req: Any) -> Any:
         from webmcp_sidecar.agent import panel_messages as pm
 
         store = self.store()
 
-        def need(field: str) -> str:
-            value = getattr(req, field)
-            if not value:
-                raise ValueError(f"`{field}` is required for {req.op}")
-            return str(value)
-
         if req.op == "list":
             return pm.AgentChatSites(id=req.id, ok=True, sites=self._infos())
         if req.op == "get":
-            return pm.AgentChatSites(id=req.id, ok=True, text=store.text(need("name")))
+            return pm.AgentChatSites(id=req.id, ok=True, text=store.text(need(req, "name")))
         if req.op == "schema":
             from webmcp_sidecar.chat_sites.model import schema_text
 
             return pm.AgentChatSites(id=req.id, ok=True, text=schema_text())
         if req.op == "validate":
-            problems = store.validate_text(need("text"), "chat.json")
+            problems = store.validate_text(need(req, "text"), "chat.json")
             return pm.AgentChatSites(id=req.id, ok=not problems, problems=problems)
         if req.op == "save":
-            problems = store.validate_text(need("text"), "chat.json")
+            problems = store.validate_text(need(req, "text"), "chat.json")
             if problems:
                 return pm.AgentChatSites(id=req.id, ok=False, problems=problems)
-            store.add_text(need("text"), replace=True, source="the side panel")
+            store.add_text(need(req, "text"), replace=True, source="the side panel")
         elif req.op == "remove":
-            store.remove(need("name"))
+            store.remove(need(req, "name"))
         elif req.op in ("enable", "disable"):
-            store.set_enabled(need("name"), req.op == "enable")
+            store.set_enabled(need(req, "name"), req.op == "enable")
         self.push()
         return pm.AgentChatSites(id=req.id, ok=True, sites=self._infos())
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from webmcp_sidecar.native_host.dir_watch import DirWatch
+from webmcp_sidecar.native_host.panel_requests import answer_panel, need
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import dumps
 from webmcp_sidecar.wire.constants import SKILLS_PANEL_TYPES
@@ -53,51 +54,35 @@ class SkillsLink:
 
     def on_panel(self, raw: dict[str, Any], payload: bytes) -> None:
         """A `panel_skills` request: one `agent_skills` answers it, whatever happens."""
-        from pydantic import ValidationError
-
         from webmcp_sidecar.agent import panel_messages as pm
 
-        try:
-            req = pm.PanelSkills.model_validate(raw)
-        except ValidationError as e:
-            call_id = raw.get("id")
-            if isinstance(call_id, str) and call_id:
-                self._reply(pm.AgentSkills(id=call_id[:100], ok=False, error=f"bad request: {e}"))
-            return
-        try:
-            answer = self._do(req)
-        except Exception as e:  # SkillError and anything else: the panel says it, the host lives
-            if type(e).__name__ != "SkillError":
-                log.exception("skills request %s failed", req.op)
-            answer = pm.AgentSkills(id=req.id, ok=False, error=str(e)[:4000])
-        self._reply(answer)
+        answer_panel(raw, pm.PanelSkills, pm.AgentSkills, self._do, self._reply, "SkillError")
 
     def _do(self, req: Any) -> Any:
         from webmcp_sidecar.agent import panel_messages as pm
 
         store = self.store()
-        need = _needs(req)
         if req.op == "list":
             return pm.AgentSkills(id=req.id, ok=True, skills=self._infos(store))
         if req.op == "get":
-            return pm.AgentSkills(id=req.id, ok=True, text=store.text(need("name")))
+            return pm.AgentSkills(id=req.id, ok=True, text=store.text(need(req, "name")))
         if req.op == "schema":
             from webmcp_sidecar.skills.model import Skill
 
             schema = Skill.model_json_schema(by_alias=True)
             return pm.AgentSkills(id=req.id, ok=True, text=json.dumps(schema, indent=2))
         if req.op == "validate":
-            problems = store.validate_text(need("text"), "skill.json")
+            problems = store.validate_text(need(req, "text"), "skill.json")
             return pm.AgentSkills(id=req.id, ok=not problems, problems=problems)
         if req.op == "save":
-            problems = store.validate_text(need("text"), "skill.json")
+            problems = store.validate_text(need(req, "text"), "skill.json")
             if problems:
                 return pm.AgentSkills(id=req.id, ok=False, problems=problems)
-            store.add_text(need("text"), replace=True, source="the side panel")
+            store.add_text(need(req, "text"), replace=True, source="the side panel")
         elif req.op == "remove":
-            store.remove(need("name"))
+            store.remove(need(req, "name"))
         elif req.op in ("enable", "disable"):
-            store.set_enabled(need("name"), req.op == "enable", req.tool)
+            store.set_enabled(need(req, "name"), req.op == "enable", req.tool)
         self.push()  # the worker hears of the change now, not at the next poll
         return pm.AgentSkills(id=req.id, ok=True, skills=self._infos(store))
 
@@ -122,16 +107,6 @@ class SkillsLink:
         self._sent = payload
         self.host.send_to_browser(payload)
         log.info("sent %d skill(s) to the extension", len(skills))
-
-
-def _needs(req: Any) -> Any:
-    def need(field: str) -> str:
-        value = getattr(req, field)
-        if not value:
-            raise ValueError(f"`{field}` is required for {req.op}")
-        return str(value)
-
-    return need
 
 
 def install(host: Host) -> None:
