@@ -8,6 +8,7 @@
 // `chat_sites_state`, `chat_sites_tools`, `chat_sites_set`: background/chat-sites.js).
 
 import { h } from './dom.js';
+import { HostRequests } from './host-requests.js';
 import { showProblems } from './problems-list.js';
 
 const ANSWER_WITHIN_MS = 20_000;
@@ -71,12 +72,10 @@ export class ChatSitesView {
     this.sites = [];
     /** @type {Map<string, any>} site -> its tools answer, for the sites whose tools are open */
     this.tools = new Map();
-    this.prefix = `cs.${Math.random().toString(36).slice(2, 8)}.`;
-    this.seq = 0;
     this.checkSeq = 0;
     this.timer = 0;
-    /** @type {Map<string, {resolve: (r: any) => void, timer: ReturnType<typeof setTimeout>}>} */
-    this.waiting = new Map();
+    /** Our `panel_chat_sites` requests, by id (host-requests.js). */
+    this.requests = new HostRequests(this.app, 'panel_chat_sites', 'cs', ANSWER_WITHIN_MS);
     this.loading = false;
 
     this.msg = h('div', { class: 'form-msg', role: 'status', id: 'chat-sites-msg' });
@@ -141,15 +140,9 @@ export class ChatSitesView {
    * @returns {Promise<any>}
    */
   request(op, fields = {}) {
-    const id = `${this.prefix}${++this.seq}`;
-    return new Promise((resolve) => {
-      if (!this.app.status?.connected || !this.app.send({ type: 'panel_chat_sites', id, op, ...fields })) {
-        return resolve({ ok: false, error: this.app.status?.hint ?? 'The host is not connected.' });
-      }
-      const timer = setTimeout(() => { this.waiting.delete(id); resolve({ ok: false, error: 'The host did not answer.' }); }, ANSWER_WITHIN_MS);
-      this.waiting.set(id, { resolve, timer });
-    });
+    return this.requests.send(op, fields);
   }
+
 
   /** `agent_chat_sites`: a list in any answer or push is the new state; ours settles its request. */
   onAnswer(msg) {
@@ -157,11 +150,7 @@ export class ChatSitesView {
       this.adapters = msg.sites;
       void this.loadSites(); // the worker has the new adapters too: their sites may have changed
     }
-    const w = this.waiting.get(msg.id);
-    if (!w) return;
-    this.waiting.delete(msg.id);
-    clearTimeout(w.timer);
-    w.resolve(msg);
+    this.requests.settle(msg);
   }
 
   /** A runtime message to the worker; {error} when it fails. @param {any} msg */

@@ -9,6 +9,7 @@
 // as `servers`.
 
 import { h } from './dom.js';
+import { HostRequests } from './host-requests.js';
 
 /** How long the host may take to answer (a `tools` may start servers; a call may take 60 s). */
 const ANSWER_WITHIN_MS = 90_000;
@@ -132,10 +133,8 @@ export class ServersView {
     this.choices = new Choices(globalThis.localStorage ?? null);
     /** @type {Set<() => void>} told when the servers or their tools change (the Inspector) */
     this.listeners = new Set();
-    this.prefix = `sv.${Math.random().toString(36).slice(2, 8)}.`;
-    this.seq = 0;
-    /** @type {Map<string, {resolve: (r: any) => void, timer: ReturnType<typeof setTimeout>}>} */
-    this.waiting = new Map();
+    /** Our `panel_servers` requests, by id (host-requests.js). */
+    this.requests = new HostRequests(this.app, 'panel_servers', 'sv', ANSWER_WITHIN_MS);
     this.loading = false;
 
     this.msg = h('div', { class: 'form-msg', role: 'status' });
@@ -190,18 +189,9 @@ export class ServersView {
    * @returns {Promise<any>}
    */
   request(op, fields = {}) {
-    const id = `${this.prefix}${++this.seq}`;
-    return new Promise((resolve) => {
-      if (!this.app.status?.connected || !this.app.send({ type: 'panel_servers', id, op, ...fields })) {
-        return resolve({ ok: false, error: this.app.status?.hint ?? 'The host is not connected.' });
-      }
-      const timer = setTimeout(() => {
-        this.waiting.delete(id);
-        resolve({ ok: false, error: 'The host did not answer.' });
-      }, ANSWER_WITHIN_MS);
-      this.waiting.set(id, { resolve, timer });
-    });
+    return this.requests.send(op, fields);
   }
+
 
   /** `agent_servers`: any answer or push brings the state; ours also settles its request. */
   onAnswer(msg) {
@@ -226,11 +216,7 @@ export class ServersView {
       this.render();
       for (const fn of this.listeners) fn();
     }
-    const w = this.waiting.get(msg.id);
-    if (!w) return;
-    this.waiting.delete(msg.id);
-    clearTimeout(w.timer);
-    w.resolve(msg);
+    this.requests.settle(msg);
   }
 
   /** Tools for the Inspector: server -> its enabled tools (running servers). */

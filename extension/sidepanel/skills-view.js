@@ -5,6 +5,7 @@
 
 import { exportFileName, skillRows, TOOL_STATES } from '../lib/skills/view-model.js';
 import { h } from './dom.js';
+import { HostRequests } from './host-requests.js';
 import { SkillsEditor } from './skills-editor.js';
 
 /** How long the host may take to answer a `panel_skills` before the view gives up on it. */
@@ -21,11 +22,8 @@ export class SkillsView {
     /** @type {any} the worker's `skills_status` answer for the target tab */
     this.here = null;
     this.hereJson = '';
-    // Answers go to every panel: a prefix of our own keeps another panel's answers out.
-    this.prefix = `sk.${Math.random().toString(36).slice(2, 8)}.`;
-    this.seq = 0;
-    /** @type {Map<string, {resolve: (r: any) => void, timer: ReturnType<typeof setTimeout>}>} */
-    this.waiting = new Map();
+    /** Our `panel_skills` requests, by id (host-requests.js). */
+    this.requests = new HostRequests(this.app, 'panel_skills', 'sk', ANSWER_WITHIN_MS);
 
     const file = h('input', { type: 'file', accept: '.json,application/json', hidden: true, 'aria-label': 'Skill file to import',
       on: { change: () => this.importFile(file) } });
@@ -85,18 +83,9 @@ export class SkillsView {
    * @returns {Promise<any>}
    */
   request(op, fields = {}) {
-    const id = `${this.prefix}${++this.seq}`;
-    return new Promise((resolve) => {
-      if (!this.app.status?.connected || !this.app.send({ type: 'panel_skills', id, op, ...fields })) {
-        return resolve({ ok: false, error: this.app.status?.hint ?? 'The host is not connected.' });
-      }
-      const timer = setTimeout(() => {
-        this.waiting.delete(id);
-        resolve({ ok: false, error: 'The host did not answer.' });
-      }, ANSWER_WITHIN_MS);
-      this.waiting.set(id, { resolve, timer });
-    });
+    return this.requests.send(op, fields);
   }
+
 
   /** `agent_skills`: any panel's change brings the new list; ours also settles its request. */
   onAnswer(msg) {
@@ -104,11 +93,7 @@ export class SkillsView {
       this.skills = msg.skills;
       this.render();
     }
-    const w = this.waiting.get(msg.id);
-    if (!w) return;
-    this.waiting.delete(msg.id);
-    clearTimeout(w.timer);
-    w.resolve(msg);
+    this.requests.settle(msg);
   }
 
   // --- the worker ------------------------------------------------------------------------------

@@ -1,0 +1,45 @@
+// Requests from a side-panel view to a host plugin (`panel_skills`, `panel_servers`,
+// `panel_chat_sites`), each answered by one message of the same `id`. Answers go to every open
+// panel, so ids carry a prefix of this panel's own; a request the host does not answer in time,
+// or that cannot be sent, resolves with {ok: false, error} in plain words.
+
+export class HostRequests {
+  /**
+   * @param {{status?: any, send: (msg: any) => boolean}} app the panel (its link status, its port)
+   * @param {string} type the request's message type @param {string} tag a few letters for the ids
+   * @param {number} withinMs how long an answer may take
+   */
+  constructor(app, type, tag, withinMs) {
+    this.app = app;
+    this.type = type;
+    this.withinMs = withinMs;
+    this.prefix = `${tag}.${Math.random().toString(36).slice(2, 8)}.`;
+    this.seq = 0;
+    /** @type {Map<string, {resolve: (r: any) => void, timer: ReturnType<typeof setTimeout>}>} */
+    this.waiting = new Map();
+  }
+
+  /** @param {string} op @param {object} [fields] @returns {Promise<any>} the answer */
+  send(op, fields = {}) {
+    const id = `${this.prefix}${++this.seq}`;
+    return new Promise((resolve) => {
+      if (!this.app.status?.connected || !this.app.send({ type: this.type, id, op, ...fields })) {
+        return resolve({ ok: false, error: this.app.status?.hint ?? 'The host is not connected.' });
+      }
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        resolve({ ok: false, error: 'The host did not answer.' });
+      }, this.withinMs);
+      this.waiting.set(id, { resolve, timer });
+    });
+  }
+
+  /** An answer: settles our request of its id (another panel's, or a push, is left alone). */
+  settle(msg) {
+    const w = this.waiting.get(msg.id);
+    if (!w) return;
+    this.waiting.delete(msg.id);
+    clearTimeout(w.timer);
+    w.resolve(msg);
+  }
+}
