@@ -70,11 +70,11 @@ class RawStdio:
         self.send(msg)
         return await self.answer(self.seq)
 
-    async def handshake(self) -> None:
+    async def handshake(self, version: str = "2025-11-25") -> None:
         await self.request(
             "initialize",
             {
-                "protocolVersion": "2025-11-25",
+                "protocolVersion": version,
                 "capabilities": {},
                 "clientInfo": {"name": "raw", "version": "1"},
             },
@@ -151,6 +151,50 @@ async def test_lane_and_sdk_answer_a_site_tool_call_with_the_same_bytes(sock_env
         )
     finally:
         responder.cancel()
+        await entry.close()
+        await browser.close()
+
+
+RICH = {
+    "name": "rich",
+    "title": "Rich \u00e9 tool",
+    "description": "Has everything: a title, an output schema, annotations, non-ASCII \u2713",
+    "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "default": 1.5}}},
+    "outputSchema": {"type": "object", "properties": {"n": {"type": "number"}}},
+    "annotations": {"readOnlyHint": True, "untrustedContentHint": True},
+}
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25"])
+async def test_lane_and_sdk_list_the_tools_with_the_same_bytes(sock_env, version):
+    """tools/list from the kept bytes (the lane) and through the SDK (`_meta` sends it there):
+    the same answer for each protocol version, before and after the list changes."""
+    browser = FakeBrowser(sock_env)
+    await browser.start()
+    browser.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+    browser.send({"type": "registry", "sites": {"a.test": [ADD, RICH], "b.test": [ADD]}})
+    entry = await RawStdio.start(sock_env["HOME"])
+    try:
+        await entry.handshake(version)
+        await site_tool_name(entry)
+        for _ in range(2):
+            lane = await entry.request("tools/list")
+            sdk = await entry.request("tools/list", {"_meta": {"progressToken": "t"}})
+            assert same_but_id(lane, sdk), (lane, sdk)
+        names = {t["name"] for t in json.loads(lane)["result"]["tools"]}
+        assert {"a_test__add", "a_test__rich", "b_test__add"} <= names
+        # One site changes: the kept bytes are not served stale.
+        browser.send({"type": "site_tools", "site": "b.test", "tools": [RICH]})
+        for _ in range(100):
+            lane = await entry.request("tools/list")
+            names = {t["name"] for t in json.loads(lane)["result"]["tools"]}
+            if "b_test__rich" in names:
+                break
+            await asyncio.sleep(0.05)
+        assert "b_test__rich" in names and "b_test__add" not in names and "a_test__add" in names
+        sdk = await entry.request("tools/list", {"_meta": {"progressToken": "u"}})
+        assert same_but_id(lane, sdk), (lane, sdk)
+    finally:
         await entry.close()
         await browser.close()
 

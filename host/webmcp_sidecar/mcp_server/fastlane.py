@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 import anyio
 import anyio.abc
+import pydantic_core
 from mcp import types
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.jsonrpc_dispatcher import (
@@ -57,6 +58,8 @@ class Entry(Protocol):
     def site_ref(self, name: str) -> Any | None: ...
 
     def call_site(self, ref: Any, args: dict[str, Any]) -> Awaitable[Any]: ...
+
+    def tools_list_wire(self, version: str) -> Awaitable[bytes]: ...
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +149,11 @@ class FastLane:
     def _route(self, method: str, params: dict[str, Any] | None) -> Callable[[], Awaitable[Any]] | None:
         if method == "ping":
             return _empty if not params else None
+        if method == "tools/list":
+            version = self._version
+            assert version is not None
+            # No cursor (we never page) and no `_meta`: the kept bytes of the list.
+            return (lambda: self._entry.tools_list_wire(version)) if not params else None
         if method != "tools/call" or not params or not _CALL_KEYS.issuperset(params):
             return None
         name, args = params.get("name"), params.get("arguments")
@@ -165,13 +173,17 @@ class FastLane:
         self, req_id: types.RequestId, method: str, work: Callable[[], Awaitable[Any]], call: _InFlight
     ) -> None:
         answer: types.JSONRPCResponse | types.JSONRPCError | None = None
+        raw: bytes | None = None  # a result's JSON, already shaped (tools/list)
         try:
             with call.scope:
                 try:
                     result = await work()
-                    answer = types.JSONRPCResponse(
-                        jsonrpc="2.0", id=req_id, result=self._shape(method, result)
-                    )
+                    if isinstance(result, bytes):
+                        raw = result
+                    else:
+                        answer = types.JSONRPCResponse(
+                            jsonrpc="2.0", id=req_id, result=self._shape(method, result)
+                        )
                 except Exception as e:
                     # As the SDK's dispatcher (`_handle_request`) answers a raising handler.
                     error = handler_exception_to_error_data(e)
@@ -185,6 +197,9 @@ class FastLane:
                 del self._inflight[key]
         if call.cancelled_by_client:
             return  # the spec: no answer to a request the client cancelled
+        if raw is not None:
+            await self._send_raw(req_id, raw)
+            return
         if answer is None:  # cancelled at the end of input, as the SDK answers then
             answer = types.JSONRPCError(
                 jsonrpc="2.0",
@@ -209,6 +224,17 @@ class FastLane:
             await self._write(line.encode("utf-8"))
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             log.debug("dropped the answer to %r: the client is gone", message.id)
+
+
+    async def _send_raw(self, req_id: types.RequestId, result: bytes) -> None:
+        if self._write is None:
+            return
+        # The bytes `_send` would write for a response holding this result.
+        line = b'{"jsonrpc":"2.0","id":' + pydantic_core.to_json(req_id) + b',"result":' + result + b"}\n"
+        try:
+            await self._write(line)
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            log.debug("dropped the answer to %r: the client is gone", req_id)
 
 
 async def _empty() -> types.EmptyResult:

@@ -37,11 +37,12 @@ from webmcp_sidecar.mcp_server.results import (
     text_result,
     to_call_result,
 )
-from webmcp_sidecar.mcp_server.site_tools import SiteToolRef, meta_tools, site_tool, why_skipped
+from webmcp_sidecar.mcp_server.site_tools import SiteToolRef
 from webmcp_sidecar.mcp_server.stdio import fast_stdio_server
+from webmcp_sidecar.mcp_server.tool_list import ToolList
 from webmcp_sidecar.texts import NO_BROWSER
-from webmcp_sidecar.tools import naming, schemas
-from webmcp_sidecar.tools.validation import check_arguments_async, schema_key
+from webmcp_sidecar.tools import schemas
+from webmcp_sidecar.tools.validation import check_arguments_async
 from webmcp_sidecar.wire.messages import loggable
 
 log = logging.getLogger(__name__)
@@ -53,11 +54,7 @@ class Entry:
         self.browser = BrowserSide(self.pool, self.config)
         self.bus = InMemorySubscriptionBus()
         self.legacy_sessions: set[ServerSession] = set()
-        self.refs: dict[str, SiteToolRef] = {}
-        self.tools: list[types.Tool] = meta_tools()
-        self._meta_names = {t.name for t in self.tools}
-        self._signature = ""
-        self._skipped: dict[tuple[str, str], str] = {}  # (site, tool) -> why, logged once
+        self.tool_list = ToolList()
         self._dirty = anyio.Event()  # set on a change clients must hear of; replaced once told
         self._rebuild()
 
@@ -70,40 +67,15 @@ class Entry:
 
     def _rebuild(self) -> bool:
         """Recompute the MCP tool list; True when clients must hear about it."""
-        merged = self.pool.merged()
-        pairs = [(site, t.name) for site, entry in merged.items() for t in entry.tools]
-        names = naming.assign_names(pairs)
-        refs: dict[str, SiteToolRef] = {}
-        tools = meta_tools()
-        skipped: dict[tuple[str, str], str] = {}
-        for site, entry in sorted(merged.items()):
-            for tool in entry.tools:
-                name = names[(site, tool.name)]
-                if name in self._meta_names:
-                    continue
-                # One by one: a tool that cannot be an MCP tool costs itself, not the list.
-                try:
-                    mcp_tool, tool = site_tool(name, site, tool, entry.link)
-                except Exception as e:
-                    skipped[(site, tool.name)] = why_skipped(e)
-                    continue
-                refs[name] = SiteToolRef(site, tool, entry.link, schema_key(tool.inputSchema),
-                                         schema_key(mcp_tool.output_schema))
-                tools.append(mcp_tool)
-        for (site, tool_name), why in skipped.items():
-            if self._skipped.get((site, tool_name)) != why:
-                log.warning("tool %r of %s left out of the tool list: %s", tool_name, loggable(site), why)
-        self._skipped = skipped
-        # Browser tools have no `__`, so they never meet a site tool's name.
-        tools.extend(self.browser.tools())
-        signature = json.dumps(
-            [t.model_dump(mode="json", by_alias=True, exclude={"meta"}) for t in tools],
-            sort_keys=True,
-        )
-        self.refs, self.tools = refs, tools
-        changed = signature != self._signature
-        self._signature = signature
-        return changed
+        return self.tool_list.rebuild(self.pool.merged(), self.browser.tools())
+
+    @property
+    def tools(self) -> list[types.Tool]:
+        return self.tool_list.tools
+
+    @property
+    def refs(self) -> dict[str, SiteToolRef]:
+        return self.tool_list.refs
 
     async def notifier(self) -> None:
         """Tells every client about real changes, coalescing bursts into one notification."""
@@ -123,7 +95,13 @@ class Entry:
         # The very first list should include the hosts that are already running.
         with anyio.move_on_after(2):
             await self.pool.first_scan.wait()
-        return types.ListToolsResult(tools=self.tools)
+        return self.tool_list.result()
+
+    async def tools_list_wire(self, version: str) -> bytes:
+        """`list_tools`'s result as the SDK would write it for `version` (for the fast lane)."""
+        with anyio.move_on_after(2):
+            await self.pool.first_scan.wait()
+        return self.tool_list.wire_result(version)
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -145,7 +123,7 @@ class Entry:
 
     def site_ref(self, name: str) -> SiteToolRef | None:
         """The site tool `call_tool` hands a call of `name` to (`call_site`), if any."""
-        if name in BROWSER_TOOLS or name in self._meta_names:
+        if name in BROWSER_TOOLS or name in self.tool_list.meta_names:
             return None
         return self.refs.get(name)
 
