@@ -1,5 +1,5 @@
-"""A fast lane past the SDK's request dispatch for the entry's hot requests: `ping` and a call
-of a site tool.
+"""A fast lane past the SDK's request dispatch for the entry's hot requests: `ping`, a call
+of a site tool, and `tools/list` (from the list's kept bytes, tool_list.py).
 
 Why: the SDK serves every request through a relay task, a task per request, a middleware chain
 (an OpenTelemetry span), two validations of the params and two of the result; measured with
@@ -11,7 +11,7 @@ to the SDK unchanged.
 The lane takes only what it answers exactly as the SDK would, on an initialized handshake-era
 connection (2024-11-05 to 2025-11-25; a 2026-07-28 connection never gets the handshake, so never
 the lane):
-- `ping` with no params, and `tools/call` whose params are just `name` (a site tool: names the
+- `ping` and `tools/list` with no params, and `tools/call` whose params are just `name` (a site tool: names the
   SDK route would hand to `Entry.call_site`) and `arguments` (an object, or absent). Anything
   with `_meta` (progress tokens, trace context, the 2026 envelope), other keys, meta-tools,
   browser tools and unknown names take the SDK's path;
