@@ -6,7 +6,10 @@
 // document; spec issue #135): the content script says so (`result` with `navigating: true`),
 // and the answer comes from the destination document once the tab has loaded it: its URL,
 // title and a compact text of the page. A form that answered through `respondWith` before its
-// document went keeps that answer.
+// document went keeps that answer. A form in a sub-frame answers from the frame's next document
+// (the extension keeps a frame's id when it navigates; Chromium counts a sub-frame's loads as
+// the tab's), as long as that document is of the form's own origin: another origin's is not
+// read, and the call says the frame left.
 
 import {
   CANCELLED_MESSAGE, TAB_CLOSED_MESSAGE, errorResult, frameResultToHost, noTabMessage,
@@ -23,6 +26,10 @@ const CANCEL_GRACE_MS = 1_000;
 const NAV_START_MS = 3_000;
 /** The destination document's text, at most (a compact view; browser tools read more). */
 const DESTINATION_TEXT_CHARS = 4_000;
+const FRAME_GONE_MESSAGE = 'The form was submitted, but the frame it was in is gone, so there is no page to answer from.';
+/** A form's frame went to another origin: that document is not the site's to show. */
+const FRAME_LEFT_MESSAGE = 'The form was submitted and its frame left the site: it went to a document of another origin, '
+  + 'which this tool does not read. Use the browser tools to look at the tab if needed.';
 
 export class SiteCalls {
   /**
@@ -54,7 +61,9 @@ export class SiteCalls {
      * Calls forwarded to a frame and not answered yet, by call id.
      * @type {Map<string, {port: chrome.runtime.Port, tabId: number, frameId: number, maxBytes: number,
      *   timer: ReturnType<typeof setTimeout>, mark?: {starts: number, loads: number},
+     *   origin?: string, documentId?: string,
      *   navigating?: boolean, following?: boolean, fallback?: any}>}
+     *   origin, documentId: the browser's, of the document the call went to;
      *   mark: the tab's loads when the call went out; navigating: the frame began leaving its
      *   document by a form submission; following: waiting for the next document; fallback: the
      *   old document's answer, if the navigation does not happen after all
@@ -78,7 +87,12 @@ export class SiteCalls {
     const entry = this.frames.get(tabId, frameId);
     if (!entry) return void this.send(errorResult(id, 'tab_closed', TAB_CLOSED_MESSAGE, tabId));
     const timer = setTimeout(() => this.timedOut(id, msg.timeout_ms), msg.timeout_ms + TIMEOUT_GRACE_MS);
-    this.pending.set(id, { port: entry.port, tabId, frameId, maxBytes: msg.max_bytes, timer, mark: this.loads()?.mark(tabId) });
+    const sender = /** @type {any} */ (entry.port.sender);
+    this.pending.set(id, {
+      port: entry.port, tabId, frameId, maxBytes: msg.max_bytes, timer, mark: this.loads()?.mark(tabId),
+      origin: typeof sender?.origin === 'string' ? sender.origin : undefined,
+      documentId: typeof sender?.documentId === 'string' ? sender.documentId : undefined,
+    });
     const forwarded = postToFrame(entry.port, {
       type: 'call', id, tool: msg.tool, args: msg.args, timeout_ms: msg.timeout_ms, max_bytes: msg.max_bytes,
     });
@@ -111,7 +125,7 @@ export class SiteCalls {
   answered(frame, msg) {
     const call = this.pending.get(msg.id);
     if (!call || call.port !== frame.port) return;
-    if (msg.navigating === true && call.frameId === 0 && call.mark && !call.following) {
+    if (msg.navigating === true && call.mark && !call.following) {
       call.navigating = true;
       // With the old document's own words (no respondWith): the next document's answer is
       // better, if one comes; a provisional note (no `ok`) only says it is leaving.
@@ -138,14 +152,84 @@ export class SiteCalls {
     if (this.pending.get(id) !== call) return; // answered meanwhile (timeout, cancel)
     if (how === 'no_navigation' && call.fallback) return this.finish(id, call.fallback);
     if (how !== 'loaded') return this.finish(id, errorResult(id, 'tab_closed', TAB_CLOSED_MESSAGE, call.tabId));
-    let page;
+    let result;
     try {
-      page = await this.readPage(call.tabId);
+      result = await this.landed(id, call);
     } catch (e) {
-      page = { url: '', title: '', text: `(The new page could not be read: ${String(/** @type {any} */ (e)?.message ?? e)})` };
+      const page = { url: '', title: '', text: `(The new page could not be read: ${String(/** @type {any} */ (e)?.message ?? e)})` };
+      result = frameResultToHost(id, { ok: true, value: JSON.stringify(destination(page)) }, call.tabId, call.maxBytes);
     }
     if (this.pending.get(id) !== call) return;
-    this.finish(id, frameResultToHost(id, { ok: true, value: JSON.stringify(destination(page)) }, call.tabId, call.maxBytes));
+    this.finish(id, result);
+  }
+
+  /**
+   * The answer from where the form went: the tab's page, or (a form in a sub-frame) the frame's
+   * next document. Polyfill: the call went to the sub-frame's own port. Native: it went to the
+   * top frame, whose relay kept the path of the sub-frame that navigated (page/isolated/leaving.js).
+   * @param {string} id @param {any} call
+   */
+  async landed(id, call) {
+    const { tabId, maxBytes } = call;
+    const answer = (/** @type {any} */ page, /** @type {boolean} */ inFrame) =>
+      frameResultToHost(id, { ok: true, value: JSON.stringify(destination(page, inFrame)) }, tabId, maxBytes);
+    let frameId = call.frameId;
+    if (frameId === 0) {
+      const path = await this.navigatedFrame(tabId, id);
+      if (!path) return answer(await this.readPage(tabId), false);
+      frameId = await this.findFrame(tabId, path);
+      if (frameId === null) return errorResult(id, 'tab_closed', FRAME_GONE_MESSAGE, tabId);
+    }
+    const page = await this.readFrame(tabId, frameId, call.origin);
+    if (!page) return errorResult(id, 'tab_closed', FRAME_GONE_MESSAGE, tabId);
+    // The same document still there: the tab's load was another frame's (e.g. a 204 answer).
+    if (call.frameId !== 0 && page.documentId === call.documentId && call.fallback) return call.fallback;
+    if (page.left) return errorResult(id, 'page_error', FRAME_LEFT_MESSAGE, tabId);
+    return answer(page, true);
+  }
+
+  /**
+   * Native mode: the path of the sub-frame whose navigation took a top-frame call's form away
+   * (page/isolated/leaving.js `frameOf`), or null (the top frame navigated).
+   * @param {number} tabId @param {string} id @returns {Promise<number[]|null>}
+   */
+  async navigatedFrame(tabId, id) {
+    const [res] = await this.chrome.scripting.executeScript({
+      target: { tabId, frameIds: [0] }, world: 'ISOLATED', args: [id],
+      func: (/** @type {string} */ callId) => /** @type {any} */ (globalThis).webmcpSidecar?.leaving?.frameOf?.(callId) ?? null,
+    });
+    const path = /** @type {any} */ (res)?.result;
+    return Array.isArray(path) && path.length > 0 && path.length <= 32 && path.every((i) => Number.isInteger(i) && i >= 0) ? path : null;
+  }
+
+  /**
+   * The extension's id of the frame at `path` (a frame keeps its id when it navigates), or null.
+   * @param {number} tabId @param {number[]} path @returns {Promise<number|null>}
+   */
+  async findFrame(tabId, path) {
+    const want = JSON.stringify(path);
+    const all = await this.chrome.scripting.executeScript({ target: { tabId, allFrames: true }, world: 'ISOLATED', func: framePath });
+    return all.find((r) => r.frameId !== 0 && JSON.stringify(r.result) === want)?.frameId ?? null;
+  }
+
+  /**
+   * A frame's document, read only when it is of `origin` (the form's own); else `{left: true}`
+   * and nothing of it. Null when the frame is gone.
+   * @param {number} tabId @param {number} frameId @param {string|undefined} origin
+   * @returns {Promise<{left?: boolean, documentId?: string, url?: string, title?: string, text?: string}|null>}
+   */
+  async readFrame(tabId, frameId, origin) {
+    let results;
+    try {
+      results = await this.chrome.scripting.executeScript({
+        target: { tabId, frameIds: [frameId] }, world: 'ISOLATED', args: [origin ?? ''], func: readDocument,
+      });
+    } catch {
+      return null; // "No frame with id …": the frame was removed
+    }
+    const first = /** @type {any} */ (results?.[0]);
+    if (!first?.result) return null;
+    return { ...first.result, documentId: first.documentId };
   }
 
   /** Sends a call's one and only result. */
@@ -196,19 +280,51 @@ export class SiteCalls {
 }
 
 /**
- * What a call gets from the document a form navigated to: where the tab is now and a compact
- * text of the page (capped; the browser tools read the rest).
+ * What a call gets from the document a form navigated to: where the tab (or the form's frame)
+ * is now and a compact text of the page (capped; the browser tools read the rest).
  * @param {{url?: string, title?: string, text?: string}} page
+ * @param {boolean} [inFrame] the form was in a sub-frame, and this is the frame's document
  */
-export function destination(page) {
+export function destination(page, inFrame = false) {
   const text = cleanText(page?.text ?? '');
   const cut = text.length > DESTINATION_TEXT_CHARS;
   return {
     submitted: true,
-    note: 'The form was submitted and the page went to another document; this is that document.',
+    note: inFrame
+      ? 'The form was submitted and its frame went to another document; this is that document (the page around it stayed).'
+      : 'The form was submitted and the page went to another document; this is that document.',
+    ...(inFrame ? { frame: true } : {}),
     url: String(page?.url ?? ''),
     title: String(page?.title ?? ''),
     text: cut ? `${text.slice(0, DESTINATION_TEXT_CHARS)}…` : text,
     ...(cut ? { truncated: true } : {}),
   };
+}
+
+/** Runs in a frame: its path of child indices under the top frame (as page/isolated/leaving.js). */
+function framePath() {
+  const path = [];
+  try {
+    // Frames, in the page: the worker's types have no Window.
+    for (let cur = /** @type {any} */ (globalThis).window; cur !== cur.top; cur = cur.parent) {
+      const up = cur.parent;
+      let i = 0;
+      while (i < up.frames.length && up.frames[i] !== cur) i++;
+      if (i === up.frames.length || path.length >= 32) return null;
+      path.unshift(i);
+    }
+  } catch {
+    return null;
+  }
+  return path;
+}
+
+/**
+ * Runs in a frame: its document, when it is of `origin`; of another origin, only that it is.
+ * @param {string} origin
+ */
+function readDocument(origin) {
+  const g = /** @type {any} */ (globalThis);
+  if (!origin || g.origin !== origin) return { left: true };
+  return { url: g.location.href, title: g.document.title, text: g.document.body?.innerText ?? '' };
 }

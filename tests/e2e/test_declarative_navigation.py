@@ -1,6 +1,8 @@
 """Declarative forms that navigate (issue 10, spec issue #135): a `toolautosubmit` form whose
 submission loads another document answers from that document (its URL, title and a compact
 text), not with a navigation error; a form that answers through `respondWith` keeps its answer.
+A form in a same-origin iframe answers from the frame's next document, unless that document is
+another origin's: then the call says the frame left the site, and nothing of that document.
 Both modes, through MCP `tools/call`.
 """
 
@@ -35,8 +37,7 @@ class _Handler(SimpleHTTPRequestHandler):
         self.do_GET()
 
 
-@pytest.fixture(scope="module")
-def form_site() -> Iterator[str]:
+def _serve() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(SITE)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -44,6 +45,17 @@ def form_site() -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="module")
+def form_site() -> Iterator[str]:
+    yield from _serve()
+
+
+@pytest.fixture(scope="module")
+def other_form_site() -> Iterator[str]:
+    """The same pages on another port: another origin."""
+    yield from _serve()
 
 
 def slug(url: str) -> str:
@@ -65,7 +77,8 @@ async def test_a_form_that_gets_another_page_answers_from_it(browser, mcp, form_
     assert "nav-result.html?who=Ann&guests=2" in got["url"]
     assert got["title"] == "Reservation received"
     assert "Table for 2 in the name of Ann." in got["text"]
-    assert page.url == got["url"]
+    # Playwright hears of the navigation on its own connection, maybe after the MCP answer.
+    await page.wait_for_url(got["url"])
 
 
 async def test_a_form_that_posts_answers_from_the_result_page(browser, mcp, form_site):
@@ -90,3 +103,46 @@ async def test_respond_with_and_a_navigation(browser, mcp, form_site):
         # "null"), so the destination document answers (docs/ARCHITECTURE.md).
         assert "in the name of Bea." in landed(r)["text"]
     await page.wait_for_url("**/nav-result.html?who=Bea")
+
+
+async def test_a_form_in_a_frame_answers_from_the_frames_next_document(browser, mcp, form_site):
+    page = await browser.open(form_site + "nav-frame.html")
+    s = slug(form_site)
+    await mcp.wait_tools(lambda n: f"{s}__frame_book" in n)
+    got = landed(await mcp.call(f"{s}__frame_book", {"who": "Ann", "guests": 2}))
+    assert got["submitted"] is True and got["frame"] is True
+    assert "nav-result.html?who=Ann&guests=2" in got["url"]
+    assert got["title"] == "Reservation received"
+    assert "Table for 2 in the name of Ann." in got["text"]
+    assert "The page around the frame" not in got["text"]  # the frame's document, not the tab's
+    await page.frames[1].wait_for_url(got["url"])  # Playwright may hear of it after the answer
+    assert page.url == form_site + "nav-frame.html"  # the page around it stayed
+
+
+async def test_a_form_in_a_frame_that_posts_answers_from_the_frames_result(browser, mcp, form_site):
+    await browser.open(form_site + "nav-frame.html")
+    s = slug(form_site)
+    await mcp.wait_tools(lambda n: f"{s}__frame_note" in n)
+    got = landed(await mcp.call(f"{s}__frame_note", {"note": "by the window"}))
+    assert got["frame"] is True
+    assert got["url"].endswith("nav-result.html?posted=1")
+    assert "Your note was sent." in got["text"]
+
+
+async def test_a_frame_that_leaves_the_site_is_not_read(browser, mcp, form_site, other_form_site):
+    """The frame's next document is another origin's: the call fails, saying so, and carries
+    nothing of that document (not its URL, title or text)."""
+    other = other_form_site.rstrip("/")
+    page = await browser.open(form_site + "nav-frame.html?other=" + other)
+    s = slug(form_site)
+    await mcp.wait_tools(lambda n: f"{s}__leave_site" in n)
+    r = await mcp.call(f"{s}__leave_site", {"who": "Cy", "guests": 3})
+    assert r.is_error
+    said = text(r)
+    assert "left the site" in said
+    for leaked in ("Reservation received", "Table for 3", other):
+        assert leaked not in said
+    # It did go there: the frame shows the other origin's page.
+    frame = page.frames[1]
+    await frame.wait_for_url(other + "/nav-result.html?who=Cy&guests=3")
+    assert "Table for 3 in the name of Cy." in await frame.inner_text("body")
