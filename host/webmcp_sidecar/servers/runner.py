@@ -10,19 +10,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
-import sys
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
-from pathlib import Path
+from collections.abc import Callable
+from contextlib import AsyncExitStack
 from typing import Any, Literal
 
 import anyio
 import mcp.types as types
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from pydantic import BaseModel
@@ -30,6 +26,7 @@ from pydantic import BaseModel
 from webmcp_sidecar import __version__
 from webmcp_sidecar.servers.config import ServerConfigError, ServerEntry
 from webmcp_sidecar.servers.logfile import ServerLog
+from webmcp_sidecar.servers.transports import open_transport, watched
 
 State = Literal["stopped", "starting", "running", "crashed", "failed"]
 START_TIMEOUT_S = 30.0
@@ -67,71 +64,6 @@ def plain(e: BaseException) -> str:
     if "ConnectError" in name or isinstance(e, ConnectionError):
         return f"cannot connect ({text})"
     return text if isinstance(e, ServerConfigError | OSError) else f"{name}: {text}"
-
-
-def guard_argv() -> list[str]:
-    """How to run servers/guard.py: through this program when frozen, else `python -m`."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "_server-guard"]
-    return [sys.executable, "-m", "webmcp_sidecar.servers.guard"]
-
-
-def find_command(command: str, env: dict[str, str], cwd: str | None) -> str:
-    """The program's path, or ServerConfigError saying plainly that it is not there."""
-    if os.sep in command or (os.altsep and os.altsep in command):
-        path = Path(cwd or ".", command) if not os.path.isabs(command) else Path(command)
-        if path.is_file() and os.access(path, os.X_OK):
-            return str(path)
-        raise ServerConfigError(f"The command {command!r} does not exist or cannot be run.")
-    found = shutil.which(command, path=env.get("PATH") or os.defpath)
-    if found is None:
-        raise ServerConfigError(
-            f"The command {command!r} was not found on the PATH. Install it, or give its full path."
-        )
-    return found
-
-
-class _WatchedRead:
-    """The transport's read stream, telling `on_end` when the server's side ends."""
-
-    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
-        self._inner, self._on_end = inner, on_end
-
-    @property
-    def last_context(self) -> Any:
-        return getattr(self._inner, "last_context", None)
-
-    async def receive(self) -> Any:
-        try:
-            return await self._inner.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._on_end()
-            raise
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def __aiter__(self) -> _WatchedRead:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self._inner.__anext__()
-        except (StopAsyncIteration, anyio.ClosedResourceError):
-            self._on_end()
-            raise
-
-    async def __aenter__(self) -> _WatchedRead:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self._inner.aclose()
-
-
-@asynccontextmanager
-async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[Any]:
-    async with transport as (read, write):
-        yield _WatchedRead(read, on_end), write
 
 
 class Runner:
@@ -206,9 +138,9 @@ class Runner:
         error: str | None = None
         try:
             async with AsyncExitStack() as stack:
-                transport = await self._transport(stack)
+                transport = await open_transport(self.entry, self.name, self.log, stack)
                 client = Client(
-                    _watched(transport, self._wake.set),
+                    watched(transport, self._wake.set),
                     mode="legacy",
                     cache=None,
                     message_handler=self._on_message,
@@ -249,46 +181,6 @@ class Runner:
         if self.entry.command is not None:
             await anyio.to_thread.run_sync(self.log.wait_eof, 1.0)  # its last words, for the message
         self._crashed()
-
-    def _prepare(self) -> tuple[dict[str, str], dict[str, str], str | None]:
-        """(env, headers, the command's path): the secrets read, the program found (blocking)."""
-        from webmcp_sidecar.servers import secrets
-
-        entry = self.entry
-        env, headers = secrets.resolve(self.name, entry)
-        if entry.command is None:
-            return env, headers, None
-        if entry.cwd is not None and not Path(entry.cwd).is_dir():
-            raise ServerConfigError(f"The folder {entry.cwd!r} (cwd) does not exist.")
-        return env, headers, find_command(entry.command, get_default_environment() | env, entry.cwd)
-
-    async def _transport(self, stack: AsyncExitStack) -> Any:
-        entry = self.entry
-        env, headers, command = await anyio.to_thread.run_sync(self._prepare)
-        if entry.url is not None:
-            self.log.note(f"connecting to {entry.url} ({entry.kind})")
-            if entry.kind == "sse":
-                from mcp.client.sse import sse_client
-
-                return sse_client(entry.url, headers=headers or None)
-            from mcp.client.streamable_http import streamable_http_client
-            from mcp.shared._httpx_utils import create_mcp_http_client
-
-            http = await stack.enter_async_context(create_mcp_http_client(headers=headers or None))
-            return streamable_http_client(entry.url, http_client=http)
-        assert command is not None
-        guard = guard_argv()
-        params = StdioServerParameters(
-            command=guard[0],
-            args=[*guard[1:], str(os.getpid()), "--", command, *entry.args],
-            env=env,
-            cwd=entry.cwd,
-            encoding_error_handler="replace",
-        )
-        self.log.note(f"starting {entry.command} {' '.join(entry.args)}".rstrip())
-        errlog = self.log.pipe()
-        stack.callback(errlog.close)  # the server keeps its own copy
-        return _closing_errlog(stdio_client(params, errlog=errlog), errlog)
 
     async def _list(self, client: Client) -> list[types.Tool]:
         tools: list[types.Tool] = []
@@ -426,11 +318,3 @@ class _Progress:
             self._fn(progress, total, message)
         except Exception:
             pass  # the caller's display must not break the call
-
-
-@asynccontextmanager
-async def _closing_errlog(transport: Any, errlog: Any) -> AsyncIterator[Any]:
-    """Our copy of the stderr pipe's write end closes once the server has its own."""
-    async with transport as streams:
-        errlog.close()
-        yield streams
