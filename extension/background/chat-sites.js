@@ -16,7 +16,7 @@ import { siteOf } from '../lib/site.js';
 
 export const CHAT_PORT_NAME = 'webmcp-chat';
 const STORE_KEY = 'chatSites.prefs';
-const ISOLATED_FILES = [...CHAT_LIB_FILES, 'page/chat/ui.js', 'page/chat/main.js'];
+const ISOLATED_FILES = [...CHAT_LIB_FILES, 'page/chat/ui.js', 'page/chat/input.js', 'page/chat/main.js'];
 const HOOK_FILE = 'page/chat/hook.js';
 const CALL_TIMEOUT_MS = 60_000;
 const SERVER_TOOLS_TTL_MS = 30_000;

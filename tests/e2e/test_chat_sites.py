@@ -1,17 +1,19 @@
 """AI chat websites end to end (issue 13, docs/CHAT_SITES.md), in headless Chromium with the real
-host: two local replica chat sites (tests/support/chat_replica.py: one streaming SSE in
-OpenAI-like deltas, one NDJSON), each with its adapter added with the CLI, and a scripted model
-that answers with a tool call, then with a final answer once it sees the result. The tool is
-the `add` page tool of an open local WebMCP page. The toolbar and cards live in a closed shadow
-root: the test finds a button's place through the extension's isolated world and clicks it with
-real (trusted) input, as a user would.
+host: local replica chat sites (tests/support/chat_replica.py: one streaming SSE in OpenAI-like
+deltas, one NDJSON), each with its adapter added with the CLI, and a scripted model that answers
+with a tool call, then with a final answer once it sees the result. The replica's pages
+(tests/e2e/site/chat/) differ as real sites do: fetch or XMLHttpRequest; a plain textarea, a
+React-like controlled one, or a contenteditable editor that keeps its own model. The tools are
+the page tools of an open local WebMCP page, or a real local MCP server's
+(`@modelcontextprotocol/server-everything`, added with the servers CLI). The toolbar and cards
+live in a closed shadow root: the test finds a button's place through the extension's isolated
+world and clicks it with real (trusted) input, as a user would.
 
-A third test does it from the side panel's Chat sites view with a real local MCP server
-(`@modelcontextprotocol/server-everything`, added with the servers CLI): the view turns the site
-on and picks the server's `get-sum` (its `add` of older releases), the replica's model calls it,
-Run runs it, the result reaches the input box and the next request, the operation log has the
-call with the chat site as its caller, the view shows the adapter verified after the round trip,
-and a tool the user allowed in the view runs without a click.
+One test does it from the side panel's Chat sites view: the view turns the site on and picks the
+server's `get-sum` (its `add` of older releases), the replica's model calls it, Run runs it, the
+result reaches the input box and the next request, the operation log has the call with the chat
+site as its caller, the view shows the adapter verified after the round trip, and a tool the
+user allowed in the view runs without a click.
 
 Every test runs in both WebMCP modes: the chat path does not depend on the page's flavour, the
 page tool it calls does."""
@@ -137,38 +139,84 @@ async def click(browser: Browser, page: Page, tab: int, selector: str) -> None:
     await page.mouse.click(found[0]["x"], found[0]["y"])
 
 
-async def open_chat(browser: Browser, replica: Replica) -> tuple[Page, int]:
-    page = await browser.open(replica.url)
+async def open_chat(browser: Browser, replica: Replica, page_name: str = "") -> tuple[Page, int]:
+    """The replica's chat page (its own kind's, or another of tests/e2e/site/chat/), with the toolbar."""
+    page = await browser.open(replica.url + page_name)
     tab = await tab_of(browser, page.url)
     await until(lambda: ui(browser, tab, "[data-act=enable]"), "the toolbar on the chat page")
     return page, tab
 
 
-async def enable(browser: Browser, page: Page, tab: int, tools_host: str, auto_send: bool = False) -> None:
+async def check(browser: Browser, page: Page, tab: int, selector: str, what: str, tries: int = 150) -> None:
+    """Ticks a toolbar checkbox (a real click) and waits until the worker's new state shows it ticked."""
+    await click(browser, page, tab, selector)
+
+    async def ticked() -> bool:
+        boxes = await ui(browser, tab, selector)
+        return bool(boxes and boxes[0]["checked"])
+
+    await until(ticked, what, tries)
+
+
+async def enable(
+    browser: Browser,
+    page: Page,
+    tab: int,
+    tools_host: str = "",
+    auto_send: bool = False,
+    keys: tuple[str, ...] = (),
+    auto_run: bool = False,
+) -> None:
+    """Tools on for the chat site, the tools chosen (the tools page's `add` by default)."""
     await click(browser, page, tab, "[data-act=enable]")
     await until(lambda: page.evaluate("() => !String(window.fetch).includes('[native code]')"), "the hook")
     await click(browser, page, tab, "[data-act=toggle-open]")
-    await click(browser, page, tab, f'[data-act=choose][data-key="site:{tools_host}/add"]')
-
-    async def chosen() -> bool:
-        boxes = await ui(browser, tab, f'[data-act=choose][data-key="site:{tools_host}/add"]')
-        return bool(boxes and boxes[0]["checked"])
-
-    await until(chosen, "add chosen")
+    for key in keys or (f"site:{tools_host}/add",):
+        # A local server's tools come once the host has started it: slow the first time.
+        await check(browser, page, tab, f'[data-act=choose][data-key="{key}"]', f"{key} chosen", tries=300)
     if auto_send:
-        await click(browser, page, tab, "[data-act=autosend]")
-
-        async def sending() -> bool:
-            box = await ui(browser, tab, "[data-act=autosend]")
-            return bool(box and box[0]["checked"])
-
-        await until(sending, "auto-send on")
+        await check(browser, page, tab, "[data-act=autosend]", "auto-send on")
+    if auto_run:
+        await check(browser, page, tab, "[data-act=autorun]", "auto-run on")
     await click(browser, page, tab, "[data-act=toggle-open]")  # folded again: the cards show
 
 
-async def say(page: Page, text: str) -> None:
+async def say(replica: Replica, page: Page, text: str) -> None:
+    """The user types a message and sends it; back once the replica has the request."""
+    sent = len(replica.requests)
     await page.fill("#input", text)
     await page.click("#send")
+    await until(lambda: asyncio.sleep(0, len(replica.requests) > sent), "the message at the replica")
+
+
+async def draft(page: Page) -> str:
+    """The message as the chat page would send it (its own state, not only the DOM)."""
+    return str(await page.evaluate("() => window.replica.draft"))
+
+
+async def panel_log(browser: Browser) -> list[list[str]]:
+    """The operation log's finished entries, as a side panel opened now shows them."""
+    panel = await browser.ctx.new_page()
+    await panel.goto(PANEL_URL)
+    await expect(panel.locator("#conn")).to_have_attribute("data-state", "connected", timeout=SLOW)
+    got = await until(
+        lambda: panel.evaluate(
+            "globalThis.sidecarPanel.views.log.entries.filter((e) => e.state === 'ok')"
+            ".map((e) => [e.site, e.tool, e.who.kind, e.who.label])"
+        ),
+        "calls in the log",
+    )
+    await panel.close()
+    return got
+
+
+def add_server(env: dict[str, str]) -> None:
+    """server-everything as the user's local MCP server `everything` (the servers CLI)."""
+    cmd = [sys.executable, "-m", "webmcp_sidecar", "servers", "add", "everything", "--"]
+    subprocess.run(
+        [*cmd, str(EVERYTHING), "stdio"],
+        env={**os.environ, **env}, capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
 
 
 async def tools_page(browser: Browser, site_url: str) -> tuple[Page, str]:
@@ -189,7 +237,7 @@ async def test_sse_replica_round_trip_run(browser, sidecar_env, tmp_path, site_u
     await enable(browser, page, tab, tools_host)
 
     sse.replies.append(Reply(f"Let me add those. {CALL}"))
-    await say(page, "What is 2 + 3?")
+    await say(sse, page, "What is 2 + 3?")
     # The instruction block reached the replica, in front of the user's message.
     first = sse.requests[0]["messages"][-1]["content"]
     assert first.startswith(BLOCK_HEAD) and first.endswith("What is 2 + 3?")
@@ -228,14 +276,14 @@ async def test_ndjson_replica_malformed_deny_and_dom_fallback(
 
     # Malformed call JSON: a plain message, nothing to run.
     ndjson.replies.append(Reply('Calling <tool_call>{"name": "add", "arguments": {"a": 2,}}</tool_call>'))
-    await say(page, "Add 2 and 3 please")
+    await say(ndjson, page, "Add 2 and 3 please")
     bad = await until(lambda: ui(browser, tab, "[data-bad] [data-role=outcome]"), "the malformed call's card")
     assert "not valid JSON" in bad[0]["text"] and "nothing ran" in bad[0]["text"]
     assert await ui(browser, tab, "[data-act=run]") == []
 
     # Deny runs nothing.
     ndjson.replies.append(Reply(f"Sure. {CALL}"))
-    await say(page, "Try again")
+    await say(ndjson, page, "Try again")
     await click(browser, page, tab, "[data-act=deny]")
     denied = await until(
         lambda: ui(browser, tab, "[data-call]:not([data-bad]) [data-role=outcome]"), "the denied card"
@@ -246,7 +294,7 @@ async def test_ndjson_replica_malformed_deny_and_dom_fallback(
 
     # An answer the stream parser cannot read: the call is caught from the page's DOM.
     ndjson.replies.append(Reply(f"In another format: {CALL}", format="other"))
-    await say(page, "Once more")
+    await say(ndjson, page, "Once more")
     await click(browser, page, tab, "[data-act=run]")
     # Auto-send: the result goes back as the next message by itself.
     await until(lambda: asyncio.sleep(0, len(ndjson.requests) == 4), "the result sent back")
@@ -261,7 +309,7 @@ async def test_a_site_not_enabled_is_never_touched(browser, sidecar_env, tmp_pat
     tools, _ = await tools_page(browser, site_url)
     page, tab = await open_chat(browser, sse)  # the toolbar is offered, tools are off
     sse.replies.append(Reply(f"Calling {CALL}"))
-    await say(page, "What is 2 + 3?")
+    await say(sse, page, "What is 2 + 3?")
     await until(lambda: page.evaluate("() => document.body.dataset.answers === '1'"), "the answer")
     await asyncio.sleep(1.0)  # time for any card to show up (none may)
     assert sse.requests[0]["messages"][-1]["content"] == "What is 2 + 3?"
@@ -275,11 +323,7 @@ async def test_a_site_not_enabled_is_never_touched(browser, sidecar_env, tmp_pat
 @pytest.mark.skipif(not EVERYTHING.exists(), reason="npm dev dependencies not installed (npm ci)")
 async def test_side_panel_view_and_a_local_mcp_server(browser, sidecar_env, sse):
     # server-everything's `add` of older releases is `get-sum` in the one installed here.
-    add_server = [sys.executable, "-m", "webmcp_sidecar", "servers", "add", "everything", "--"]
-    await asyncio.to_thread(
-        subprocess.run, [*add_server, str(EVERYTHING), "stdio"],
-        env={**os.environ, **sidecar_env}, capture_output=True, text=True, check=True, timeout=60,
-    )  # fmt: skip
+    await asyncio.to_thread(add_server, sidecar_env)
     host = add_adapter(sidecar_env, Path(sidecar_env["WEBMCP_SIDECAR_CONFIG_DIR"]).parent, sse)
     page, tab = await open_chat(browser, sse)
 
@@ -311,7 +355,7 @@ async def test_side_panel_view_and_a_local_mcp_server(browser, sidecar_env, sse)
     await click(browser, page, tab, "[data-act=toggle-open]")
 
     sse.replies.append(Reply(f"Adding. {sum_call(2, 3)}"))
-    await say(page, "What is 2 + 3?")
+    await say(sse, page, "What is 2 + 3?")
     first = sse.requests[0]["messages"][-1]["content"]
     assert first.startswith(BLOCK_HEAD) and "- get-sum:" in first and first.endswith("What is 2 + 3?")
     await click(browser, page, tab, "[data-act=run]")
@@ -362,3 +406,132 @@ async def test_side_panel_view_and_a_local_mcp_server(browser, sidecar_env, sse)
     await expect(adapter.locator(".skill-name")).to_have_text("Replica SSE", timeout=SLOW)
     # An edited adapter is unverified again until it works again.
     await expect(adapter.locator("[data-role=verified]")).to_have_text("unverified")
+
+
+@pytest.mark.skipif(not EVERYTHING.exists(), reason="npm dev dependencies not installed (npm ci)")
+async def test_xhr_replica_round_trip_with_a_local_mcp_server(browser, sidecar_env, tmp_path, ndjson):
+    # The NDJSON replica's page that talks XMLHttpRequest: its answer is read from responseText
+    # as it grows (onprogress), and the hook reads it the same way.
+    await asyncio.to_thread(add_server, sidecar_env)
+    host = add_adapter(sidecar_env, tmp_path, ndjson)
+    page, tab = await open_chat(browser, ndjson, "xhr.html")
+    await enable(browser, page, tab, keys=("mcp:everything/get-sum",))
+
+    ndjson.replies.append(Reply(f"Adding. {sum_call(2, 3)}", pieces=12))
+    await say(ndjson, page, "What is 2 + 3?")
+    first = ndjson.requests[0]["messages"][-1]["content"]
+    assert first.startswith(BLOCK_HEAD) and "- get-sum:" in first and first.endswith("What is 2 + 3?")
+    await click(browser, page, tab, "[data-act=run]")
+    has_result = "() => window.replica.draft.includes('[tool_result get-sum]')"
+    await until(lambda: page.evaluate(has_result), "the server's result in the input box", tries=300)
+    assert "The sum of 2 and 3 is 5." in await draft(page)
+    await page.click("#send")  # auto-send is off: the user sends it
+    await until(lambda: asyncio.sleep(0, len(ndjson.requests) == 2), "the second request")
+    second = ndjson.requests[1]["messages"][-1]["content"]
+    assert second.startswith("[tool_result get-sum]") and "The sum of 2 and 3 is 5." in second
+    assert BLOCK_HEAD not in second
+    await until(lambda: page.evaluate("() => document.body.dataset.answers === '2'"), "the final answer")
+    assert "Final answer: the tool said" in await page.locator(".answer").last.inner_text()
+    # Both messages went over XMLHttpRequest (the page has no other way), through the hook.
+    kinds = await page.evaluate(
+        "() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/api/chat'))"
+        ".map((e) => e.initiatorType)"
+    )
+    assert kinds == ["xmlhttprequest", "xmlhttprequest"]
+    assert await page.evaluate("() => !String(XMLHttpRequest.prototype.send).includes('[native code]')")
+    assert await panel_log(browser) == [["mcp:everything", "get-sum", "chat", f"Chat: {host}"]]
+
+    # "Tell the chat about the tools again": the next message carries the block once more.
+    await click(browser, page, tab, "[data-act=toggle-open]")
+    await click(browser, page, tab, "[data-act=rearm]")
+    await click(browser, page, tab, "[data-act=toggle-open]")
+    await say(ndjson, page, "Thanks. And now?")
+    third = ndjson.requests[2]["messages"][-1]["content"]
+    assert third.startswith(BLOCK_HEAD) and "- get-sum:" in third and third.endswith("Thanks. And now?")
+
+
+@pytest.mark.parametrize("editor", ["react", "editable"])
+async def test_result_sent_through_an_editor_that_keeps_its_own_state(
+    browser, sidecar_env, tmp_path, site_url, sse, editor
+):
+    # The page's message is its own state, updated only from input events (a React-controlled
+    # textarea; a contenteditable editor's model); its send button is disabled while that is
+    # empty and enabled a moment after a change. A read-only tool the site lets run without
+    # asking runs with no click, and its result is sent by itself: all of it must reach the
+    # page's state, or the second request would not carry it.
+    add_adapter(sidecar_env, tmp_path, sse)
+    tools, tools_host = await tools_page(browser, site_url)
+    page, tab = await open_chat(browser, sse, f"{editor}.html")
+    await enable(browser, page, tab, tools_host, auto_send=True, auto_run=True)
+
+    sse.replies.append(Reply(f"Let me add those. {CALL}"))
+    await say(sse, page, "What is 2 + 3?")
+    first = sse.requests[0]["messages"][-1]["content"]
+    assert first.startswith(BLOCK_HEAD) and first.endswith("What is 2 + 3?")
+
+    await until(lambda: asyncio.sleep(0, len(sse.requests) == 2), "the result sent back by itself")
+    second = sse.requests[1]["messages"][-1]["content"]
+    assert second.startswith("[tool_result add]") and '"sum":5' in second.replace(" ", "")
+    assert second.rstrip().endswith("[/tool_result]")
+    assert await tools.evaluate("() => window.calls") == 1
+    done = await ui(browser, tab, "[data-call] [data-role=outcome]")
+    assert [d["text"] for d in done] == ["Done: the result is in the input box."]
+    assert await ui(browser, tab, "[data-act=run]") == []  # it never waited for a click
+    await until(lambda: page.evaluate("() => document.body.dataset.answers === '2'"), "the final answer")
+    assert await draft(page) == ""  # sent, not left behind
+    host = sse.url.split("/")[2]
+    assert await panel_log(browser) == [[tools_host, "add", "chat", f"Chat: {host}"]]
+
+
+async def test_only_chosen_tools_and_a_long_result_is_cut(browser, sidecar_env, tmp_path, site_url, sse):
+    add_adapter(sidecar_env, tmp_path, sse)
+    tools, tools_host = await tools_page(browser, site_url)
+    page, tab = await open_chat(browser, sse)
+    await enable(browser, page, tab, tools_host, auto_run=True)  # `add` only, read-only ones auto-run
+
+    # The chat is told of the chosen tools only; a call of another is refused, nothing runs.
+    sse.replies.append(Reply('Checking. <tool_call>{"name": "whoami", "arguments": {}}</tool_call>'))
+    await say(sse, page, "Who are you?")
+    first = sse.requests[0]["messages"]
+    assert len(first) == 1 and first[0]["role"] == "user"  # no system prompt added or replaced
+    block = first[0]["content"].split("[End of tools")[0]
+    assert "- add:" in block and "whoami" not in block and "- big:" not in block
+    refused = await until(lambda: ui(browser, tab, "[data-call] [data-role=outcome]"), "the refused call")
+    assert "not one of the tools you chose" in refused[0]["text"] and "nothing ran" in refused[0]["text"]
+
+    # The chosen tools change: the next message tells the chat again, `big` now included.
+    await click(browser, page, tab, "[data-act=toggle-open]")
+    key = f'[data-act=choose][data-key="site:{tools_host}/big"]'
+    await check(browser, page, tab, key, "big chosen")
+    await click(browser, page, tab, "[data-act=toggle-open]")
+    # `big` changes things (no readOnlyHint): auto-run for read-only tools does not run it.
+    sse.replies.append(Reply('Here. <tool_call>{"name": "big", "arguments": {"n": 9000}}</tool_call>'))
+    await say(sse, page, "Make it big")
+    again = sse.requests[1]["messages"][-1]["content"]
+    assert again.startswith(BLOCK_HEAD) and "- big:" in again and "- add:" in again
+    await until(lambda: ui(browser, tab, "[data-act=run]"), "the card waits for Run")
+    await asyncio.sleep(0.5)
+    assert len(await ui(browser, tab, "[data-act=run]")) == 1  # still waiting: nothing ran by itself
+    await click(browser, page, tab, "[data-act=run]")
+    await until(lambda: page.evaluate("() => window.replica.draft.includes('[/tool_result]')"), "the result")
+    await page.click("#send")
+    await until(lambda: asyncio.sleep(0, len(sse.requests) == 3), "the result sent")
+    back = sse.requests[2]["messages"][-1]["content"]
+    # Cut at 8 000 characters, with a note saying how much was left out.
+    assert back.startswith("[tool_result big]\n" + "x" * 8000 + "\n(The result was cut: 1000 more characters")
+    assert back.count("x") == 8000 and back.rstrip().endswith("[/tool_result]")
+    assert BLOCK_HEAD not in back
+
+    # A pasted call waits for the click, even of a read-only tool the site lets run by itself.
+    await click(browser, page, tab, "[data-act=toggle-open]")
+    await click(browser, page, tab, "[data-role=paste]")
+    await page.keyboard.insert_text(CALL)
+    await click(browser, page, tab, "[data-act=paste-run]")
+    await click(browser, page, tab, "[data-act=toggle-open]")
+    await until(lambda: ui(browser, tab, "[data-act=run]"), "the pasted call's card")
+    await asyncio.sleep(0.5)
+    assert await tools.evaluate("() => window.calls") == 0  # not run by itself
+    await click(browser, page, tab, "[data-act=run]")
+    await until(lambda: tools.evaluate("() => window.calls === 1"), "the pasted call run")
+    has_result = "() => window.replica.draft.includes('[tool_result add]')"
+    await until(lambda: page.evaluate(has_result), "its result")

@@ -6,13 +6,14 @@
 // as they close (lib/chat/tool-calls.js); fallbacks: the whole answer at its end, the last answer
 // in the DOM, a pasted call. A call runs only by the user's click (or auto-run: read-only tools
 // when the site allows it, any tool the user allowed one by one); its result goes into the input
-// box, and is sent if allowed.
+// box the way the page's editor takes text, and is sent if allowed (page/chat/input.js).
 (() => {
   'use strict';
 
   const ns = /** @type {any} */ (globalThis).webmcpSidecar ??= {};
   if (ns.chatPage) return;
   const { path, streams, calls } = ns.chat;
+  const box = ns.chatInput; // page/chat/input.js: put text in the page's editor, send it
   const TO_ISOLATED = 'webmcp-sidecar:chat-page';
   const FROM_ISOLATED = 'webmcp-sidecar:chat-answer';
   const DOM_SETTLE_MS = 400;
@@ -50,7 +51,7 @@
       if (!state?.block) return;
       const input = document.querySelector(state.adapter.selectors.input);
       if (!input) return ui.say(`The input box (${state.adapter.selectors.input}) was not found on this page.`);
-      putText(input, state.block + currentText(input));
+      if (!box.put(input, state.block + box.textOf(input))) ui.say('The input box did not take the tools; paste them yourself.');
       armed = false;
       render();
     },
@@ -67,7 +68,7 @@
       if (state.block !== lastBlock) { armed = !!state.block; lastBlock = state.block; }
       render();
     } else if (msg?.type === 'result') {
-      finished(msg.req, msg.outcome);
+      void finished(msg.req, msg.outcome);
     }
   });
   port.postMessage({ type: 'hello' });
@@ -195,41 +196,20 @@
     port.postMessage({ type: 'run', req: id, name: c.call.name, arguments: c.call.arguments });
   }
 
-  function finished(req, outcome) {
+  async function finished(req, outcome) {
     const c = open.get(req);
     if (!c) return;
     open.delete(req);
     c.card.done(outcome?.ok ? 'Done: the result is in the input box.' : `Failed: ${outcome?.error?.message ?? 'the tool failed'}`);
-    const input = document.querySelector(state.adapter.selectors.input);
-    if (!input) return ui.say(`The input box (${state.adapter.selectors.input}) was not found; the result could not be put in.`);
-    const before = currentText(input);
-    putText(input, (before ? `${before}\n\n` : '') + calls.resultText(c.call.name, outcome ?? { ok: false }));
+    const { input: inputSel, send: sendSel } = state.adapter.selectors;
+    const input = document.querySelector(inputSel);
+    if (!input) return ui.say(`The input box (${inputSel}) was not found; the result could not be put in.`);
+    const before = box.textOf(input);
+    const text = (before ? `${before}\n\n` : '') + calls.resultText(c.call.name, outcome ?? { ok: false });
     awaitingRoundTrip = true;
-    if (state.autoSend) send(input);
-  }
-
-  // --- the page's input ------------------------------------------------------------------------
-
-  const currentText = (el) => ('value' in el ? String(el.value) : el.textContent ?? '');
-
-  /** Puts text in a textarea/input (the native setter, so frameworks see it) or contenteditable. */
-  function putText(el, text) {
-    el.focus();
-    if (el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) {
-      const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), 'value')?.set;
-      if (setter) setter.call(el, text); else el.value = text;
-      el.dispatchEvent(new Event('input', { bubbles: true }));
-      el.dispatchEvent(new Event('change', { bubbles: true }));
-    } else {
-      const sel = window.getSelection();
-      sel?.selectAllChildren(el);
-      if (!document.execCommand('insertText', false, text)) el.textContent = text;
-    }
-  }
-
-  function send(input) {
-    const button = state.adapter.selectors.send ? document.querySelector(state.adapter.selectors.send) : null;
-    if (button) return void /** @type {HTMLElement} */ (button).click();
-    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', code: 'Enter', bubbles: true, cancelable: true }));
+    if (!box.put(input, text)) return ui.say('The input box did not take the result as the page expects it; check it before sending.');
+    if (!state.autoSend) return;
+    // Synthetic events are all a page script has: a site that ignores them needs the user's click.
+    if (await box.send(input, sendSel) !== 'sent') ui.say('The result is in the input box; if it was not sent, press send.');
   }
 })();

@@ -1,7 +1,18 @@
 // A replica chat page (tests/support/chat_replica.py): posts the whole conversation to api/chat
 // and renders the streamed answer, as chat websites do. It reads its own formats and `other`.
-const kind = document.documentElement.dataset.kind;
+// The <html> element says how it behaves, as different real sites do:
+// - data-transport: `fetch` (a streamed body) or `xhr` (XMLHttpRequest, the answer read from
+//   `responseText` as it grows, in `onprogress`);
+// - data-input: `plain` (a textarea whose DOM value is the message), `react` (a controlled
+//   textarea: the message is the page's own state, updated only from `input` events the way
+//   React's onChange is, with React's value tracker; the DOM is rendered from that state a moment
+//   later and the send button is disabled while it is empty), or `editable` (a contenteditable
+//   editor whose model is updated from `input` events, as ProseMirror-, Lexical- and Quill-like
+//   editors keep their own document; sending sends the model, not the DOM).
+// `window.replica.draft` is the message as the page would send it, for the tests.
+const { transport = 'fetch', input: inputKind = 'plain' } = document.documentElement.dataset;
 const input = document.getElementById('input');
+const sendButton = document.getElementById('send');
 const log = document.getElementById('log');
 const messages = [];
 
@@ -9,40 +20,134 @@ function textOf(obj) {
   return obj?.choices?.[0]?.delta?.content ?? obj?.message?.content ?? obj?.delta_text ?? '';
 }
 
+// --- the input box ------------------------------------------------------------------------------
+
+const nativeValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value');
+let draft = '';
+let tracked = ''; // React's value tracker: the last value the page itself knows of
+let renderTimer = 0;
+
+/** The page's re-render, a moment after a change (as React batches): DOM from state, the button. */
+function scheduleRender() {
+  clearTimeout(renderTimer);
+  renderTimer = setTimeout(() => {
+    if (inputKind === 'react' && nativeValue.get.call(input) !== draft) input.value = draft;
+    if (inputKind === 'editable' && input.innerText.replace(/\n$/, '') !== draft) input.textContent = draft;
+    sendButton.disabled = !draft.trim();
+  }, 30);
+}
+
+if (inputKind === 'react') {
+  // React's tracker: a value set through the element's own `value` is remembered, so the input
+  // event that follows it changes nothing; only a value the tracker has not seen updates state.
+  Object.defineProperty(input, 'value', {
+    configurable: true,
+    get() { return nativeValue.get.call(this); },
+    set(v) { tracked = String(v); nativeValue.set.call(this, v); },
+  });
+  input.addEventListener('input', () => {
+    const now = nativeValue.get.call(input);
+    if (now === tracked) return;
+    tracked = now;
+    draft = now;
+    scheduleRender();
+  });
+  sendButton.disabled = true;
+} else if (inputKind === 'editable') {
+  input.addEventListener('input', () => {
+    draft = input.innerText.replace(/\n$/, '');
+    scheduleRender();
+  });
+  sendButton.disabled = true;
+}
+
+function takeMessage() {
+  let text;
+  if (inputKind === 'plain') {
+    text = input.value.trim();
+    input.value = '';
+  } else {
+    text = draft.trim();
+    draft = '';
+    scheduleRender();
+  }
+  return text;
+}
+
+window.replica = {
+  get draft() { return inputKind === 'plain' ? input.value : draft; },
+};
+
+// --- the answer -------------------------------------------------------------------------------
+
+/** Turns the answer's text as it grows into lines, and their text into the answer shown. */
+function answerView() {
+  const answer = document.createElement('div');
+  answer.className = 'answer';
+  log.append(answer);
+  let buf = '';
+  let full = '';
+  return {
+    push(more) {
+      buf += more;
+      const lines = buf.split('\n');
+      buf = lines.pop();
+      for (let line of lines) {
+        line = line.startsWith('data: ') ? line.slice(6) : line;
+        if (!line.trim() || line === '[DONE]') continue;
+        try { full += textOf(JSON.parse(line)); } catch { /* not ours */ }
+        answer.textContent = full;
+      }
+    },
+    get full() { return full; },
+  };
+}
+
+async function viaFetch(body) {
+  const res = await fetch('api/chat', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+  const view = answerView();
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    view.push(decoder.decode(value, { stream: true }));
+  }
+  return view.full;
+}
+
+function viaXhr(body) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    const view = answerView();
+    let seen = 0;
+    const more = () => {
+      view.push(xhr.responseText.slice(seen));
+      seen = xhr.responseText.length;
+    };
+    xhr.open('POST', 'api/chat');
+    xhr.setRequestHeader('Content-Type', 'application/json');
+    xhr.onprogress = more;
+    xhr.onload = () => { more(); resolve(view.full); };
+    xhr.onerror = () => reject(new Error('the chat request failed'));
+    xhr.send(body);
+  });
+}
+
 async function send() {
-  const text = input.value.trim();
+  const text = takeMessage();
   if (!text) return;
-  input.value = '';
   messages.push({ role: 'user', content: text });
   const mine = document.createElement('div');
   mine.className = 'user';
   mine.textContent = text;
   log.append(mine);
-  const res = await fetch('api/chat', { method: 'POST', headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ messages, stream: true }) });
-  const answer = document.createElement('div');
-  answer.className = 'answer';
-  log.append(answer);
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let buf = '';
-  let full = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buf += decoder.decode(value, { stream: true });
-    const lines = buf.split('\n');
-    buf = lines.pop();
-    for (let line of lines) {
-      line = line.startsWith('data: ') ? line.slice(6) : line;
-      if (!line.trim() || line === '[DONE]') continue;
-      try { full += textOf(JSON.parse(line)); } catch { /* not ours */ }
-      answer.textContent = full;
-    }
-  }
+  const body = JSON.stringify({ messages, stream: true });
+  const full = await (transport === 'xhr' ? viaXhr(body) : viaFetch(body));
   messages.push({ role: 'assistant', content: full });
   document.body.dataset.answers = String(document.querySelectorAll('.answer').length);
+  if (inputKind !== 'plain') scheduleRender(); // a re-render: a DOM the state does not know is undone
 }
 
-document.getElementById('send').addEventListener('click', send);
+sendButton.addEventListener('click', send);
 input.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); send(); } });
