@@ -14,17 +14,12 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from webmcp_sidecar import __version__
+from webmcp_sidecar.native_host import first_answer
 from webmcp_sidecar.native_host.stdio import FrameWriter
 from webmcp_sidecar.texts import NO_EXTENSION
-from webmcp_sidecar.tools import uploads
-from webmcp_sidecar.tools.browser_tools import LOCAL_FILES
 from webmcp_sidecar.wire import localsock
-from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import (
     MAX_TO_BROWSER,
     FrameError,
@@ -40,6 +35,11 @@ from webmcp_sidecar.wire.constants import (
     VERSION_MISMATCH,
 )
 from webmcp_sidecar.wire.pending import PendingRequests
+
+if TYPE_CHECKING:
+    # pydantic and the models load with the first message that needs one, not at host start
+    # (issue 14): the functions that use them import them.
+    from webmcp_sidecar.wire import messages as m
 
 log = logging.getLogger(__name__)
 
@@ -119,11 +119,12 @@ class Host:
         try:
             raw = parse_payload(payload)
             self.on_browser_message(raw, payload)
-        except (FrameError, ValidationError) as e:
-            log.warning("bad frame from the browser dropped: %s", _short(e))
-        except Exception:
-            # One frame must never end the browser pump: the host would stay alive but deaf.
-            log.exception("a frame from the browser failed and was skipped")
+        except Exception as e:
+            if first_answer.is_bad_frame(e):
+                log.warning("bad frame from the browser dropped: %s", _short(e))
+            else:
+                # One frame must never end the browser pump: the host would stay alive but deaf.
+                log.exception("a frame from the browser failed and was skipped")
 
     def on_browser_message(self, raw: dict[str, Any], payload: bytes) -> None:
         kind = raw.get("type")
@@ -142,6 +143,14 @@ class Host:
         if isinstance(kind, str) and (handler := self.handlers.get(kind)) is not None:
             handler(raw, payload)
             return
+        if kind == "ping" and (ping_id := first_answer.plain_ping(raw)) is not None:
+            self.send_to_browser(dumps(first_answer.pong(ping_id)))
+            return
+        if kind == "hello" and (hello := first_answer.plain_hello(raw)) is not None:
+            self._on_hello(*hello)
+            return
+        from webmcp_sidecar.wire import messages as m
+
         msg = m.extension_message.validate_python(raw)
         if isinstance(msg, m.Chunk):
             text = self._chunks.add(msg.cid, msg.seq, msg.last, msg.data)
@@ -166,24 +175,26 @@ class Host:
             self.notices = dict(msg.notices)
             self.broadcast(payload if _kept_all(raw, msg) else _encode(msg))
         elif isinstance(msg, m.Hello):
-            hello = m.HostHello(protocol=PROTOCOL_VERSION, host_version=__version__)
-            self.send_to_browser(dumps(hello.model_dump()))
-            if msg.protocol != PROTOCOL_VERSION:
-                self.mismatch = VERSION_MISMATCH.format(extension=msg.protocol, host=PROTOCOL_VERSION)
-                log.error("extension %s refused: %s", msg.extension_version[:50], self.mismatch)
-                self.extension_version = None
-                self.sites, self.notices = {}, {}
-                self.broadcast(dumps(self.status().model_dump()))
-                return
-            self.mismatch = None
-            self.extension_version = msg.extension_version
-            self.browser = msg.browser
-            log.info("extension %s connected (%s)", msg.extension_version, msg.browser)
-            self.broadcast(dumps(self.status().model_dump()))
+            self._on_hello(msg.extension_version, msg.browser, msg.protocol)
         elif isinstance(msg, m.Ping):
             self.send_to_browser(dumps(m.Pong(id=msg.id).model_dump()))
         elif isinstance(msg, m.Log):
             log.log(logging.getLevelName(msg.level.upper()), "extension: %s", msg.message[:2000])
+
+    def _on_hello(self, extension_version: str, browser: str, protocol: int) -> None:
+        self.send_to_browser(dumps(first_answer.host_hello()))
+        if protocol != PROTOCOL_VERSION:
+            self.mismatch = VERSION_MISMATCH.format(extension=protocol, host=PROTOCOL_VERSION)
+            log.error("extension %s refused: %s", extension_version[:50], self.mismatch)
+            self.extension_version = None
+            self.sites, self.notices = {}, {}
+        else:
+            self.mismatch = None
+            self.extension_version = extension_version
+            self.browser = browser
+            log.info("extension %s connected (%s)", extension_version, browser)
+        if self.conns:  # (no model built for nobody at the first hello)
+            self.broadcast(dumps(self.status().model_dump()))
 
     def _route_result(self, call_id: str, payload: bytes) -> bool:
         """Forward an entry's result untouched; False when no entry waits for this id."""
@@ -208,6 +219,8 @@ class Host:
             raise
 
     def status(self) -> m.Status:
+        from webmcp_sidecar.wire import messages as m
+
         return m.Status(
             extension_connected=self.extension_connected,
             extension_version=self.extension_version,
@@ -229,10 +242,11 @@ class Host:
                 try:
                     raw = parse_payload(payload)
                     self.on_entry_message(conn, raw, payload)
-                except (FrameError, ValidationError) as e:
-                    log.warning("bad frame from an MCP entry dropped: %s", _short(e))
-                except Exception:
-                    log.exception("a frame from MCP entry %s failed and was skipped", conn.id)
+                except Exception as e:
+                    if first_answer.is_bad_frame(e):
+                        log.warning("bad frame from an MCP entry dropped: %s", _short(e))
+                    else:
+                        log.exception("a frame from MCP entry %s failed and was skipped", conn.id)
         except ConnectionError as e:
             log.info("entry %s: %s", conn.id, e)
         finally:
@@ -248,6 +262,10 @@ class Host:
     async def _admit(self, conn: EntryConn, reader: asyncio.StreamReader) -> bool:
         """Nothing a connection sends counts before its first frame, an `entry_hello` with this
         endpoint's token (loopback TCP: any local process can connect), proves it is an entry."""
+        from pydantic import ValidationError
+
+        from webmcp_sidecar.wire import messages as m
+
         hello: m.EntryHello | None = None
         try:
             async with asyncio.timeout(HELLO_TIMEOUT):
@@ -311,6 +329,8 @@ class Host:
             conn.pending.add(call_id)
             self.send_to_browser(payload)
             return
+        from webmcp_sidecar.wire import messages as m
+
         msg = m.entry_message.validate_python(raw)
         if isinstance(msg, m.Cancel):
             if msg.id in conn.pending:
@@ -319,9 +339,7 @@ class Host:
             # The MCP client introduced itself: the browser names the session's tab group after it.
             conn.client = msg.client
             if self.extension_connected:
-                self.send_to_browser(
-                    dumps(m.Session(session=conn.id, client=msg.client).model_dump())
-                )
+                self.send_to_browser(dumps(m.Session(session=conn.id, client=msg.client).model_dump()))
         elif isinstance(msg, m.Ping):
             conn.send_payload(dumps({"type": "pong", "id": msg.id}))
 
@@ -329,6 +347,12 @@ class Host:
         """A browser call runs in the session of the connection it came on, whatever it names;
         `panel` (the side panel's: the tab in view, any tab id) is refused, and so are local
         files outside the allowed upload folders. None: answered."""
+        from pydantic import ValidationError
+
+        from webmcp_sidecar.tools import uploads
+        from webmcp_sidecar.tools.browser_tools import LOCAL_FILES
+        from webmcp_sidecar.wire import messages as m
+
         if raw.get("session") == PANEL_SESSION:
             log.warning("entry %s asked for the side panel's browser session: refused", conn.id)
             self._fail(conn, call_id, "bad_request", PANEL_REFUSED)
@@ -350,6 +374,8 @@ class Host:
         return dumps(call.model_dump(exclude_none=True))
 
     def _fail(self, conn: EntryConn, call_id: str, code: m.ErrorCode, message: str) -> None:
+        from webmcp_sidecar.wire import messages as m
+
         res = m.Result(id=call_id, ok=False, error=m.CallError(code=code, message=message))
         conn.send_payload(dumps(res.model_dump(exclude_none=True)))
 
@@ -363,9 +389,12 @@ PANEL_REFUSED = (
     "(`panel`) is not available to them."
 )
 
+
 def _kept_all(raw: dict[str, Any], msg: m.SiteTools | m.Registry) -> bool:
     """Whether the model kept every tool the message carried (then its bytes go on as they are;
     else the entries get the cleaned message, never the tools the host dropped)."""
+    from webmcp_sidecar.wire import messages as m
+
     if isinstance(msg, m.SiteTools):
         return len(msg.tools) == len(raw.get("tools") or ())
     sites = raw.get("sites") or {}
@@ -375,6 +404,8 @@ def _kept_all(raw: dict[str, Any], msg: m.SiteTools | m.Registry) -> bool:
 
 
 def _encode(msg: m.SiteTools | m.Registry) -> bytes:
+    from webmcp_sidecar.wire import messages as m
+
     if isinstance(msg, m.Registry):
         msg = msg.model_copy(update={"sites": {s: t for s, t in msg.sites.items() if t}})
     return dumps(msg.model_dump(exclude_none=True))

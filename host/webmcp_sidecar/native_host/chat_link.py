@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 from webmcp_sidecar.native_host.dir_watch import DirWatch
 from webmcp_sidecar.native_host.panel_requests import answer_panel, need
-from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import dumps
 from webmcp_sidecar.wire.constants import CHAT_SITES_PANEL_TYPES
 
 if TYPE_CHECKING:
     from webmcp_sidecar.chat_sites.store import ChatSiteStore
     from webmcp_sidecar.native_host.app import Host
+    from webmcp_sidecar.wire import messages as m
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,8 @@ class ChatLink:
         self.watch.start()
 
     def on_verified(self, raw: dict[str, Any], payload: bytes) -> None:
+        from webmcp_sidecar.wire import messages as m
+
         try:
             msg = m.ChatSiteVerified.model_validate(raw)
             if self.store().mark_verified(msg.name, msg.host):
@@ -87,6 +89,8 @@ class ChatLink:
 
     def on_server_call(self, raw: dict[str, Any], payload: bytes) -> None:
         from pydantic import ValidationError
+
+        from webmcp_sidecar.wire import messages as m
 
         try:
             msg = m.ChatServerCall.model_validate(raw)
@@ -100,6 +104,8 @@ class ChatLink:
         task.add_done_callback(self._calls.discard)
 
     async def _server_call(self, msg: m.ChatServerCall) -> None:
+        from webmcp_sidecar.wire import messages as m
+
         link = servers_link()
         if link is None:
             self._fail(msg.id, "not_found", "Local MCP servers are not available in this host.")
@@ -142,11 +148,15 @@ class ChatLink:
             self._send(m.ChatServerResult(id=msg.id, ok=True, value=text))
 
     def _fail(self, call_id: str, code: str, message: str) -> None:
+        from webmcp_sidecar.wire import messages as m
+
         err = m.CallError.model_validate({"code": code, "message": message})
         self._send(m.ChatServerResult(id=call_id, ok=False, error=err))
 
     def push(self) -> None:
         """Sends the enabled adapters if they differ from what the worker has."""
+        from webmcp_sidecar.wire import messages as m
+
         try:
             self.watch.seen()
             sites = self.store().effective()

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +26,8 @@ def answer_panel(
     """Validates `raw` as `request`, runs `do` on it and sends what it gives; a failure is sent as
     `answer(id=..., ok=False, error=...)`. `known_error`: the plugin's error class name (its
     message is for the user; anything else is also logged)."""
+    from pydantic import ValidationError  # not at host start (issue 14: its cold start)
+
     try:
         req: Any = request.model_validate(raw)
     except ValidationError as e:

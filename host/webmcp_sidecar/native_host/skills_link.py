@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from webmcp_sidecar.native_host.dir_watch import DirWatch
 from webmcp_sidecar.native_host.panel_requests import answer_panel, need
-from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import dumps
 from webmcp_sidecar.wire.constants import SKILLS_PANEL_TYPES
 
@@ -95,6 +94,8 @@ class SkillsLink:
 
     def push(self) -> None:
         """Sends the enabled skills if they differ from what the worker has."""
+        from webmcp_sidecar.wire import messages as m
+
         try:
             self.watch.seen()
             skills = self.store().effective()

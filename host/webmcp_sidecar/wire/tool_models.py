@@ -23,7 +23,9 @@ _CAPPED_FIELDS = ("inputSchema", "outputSchema", "annotations")
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=False)
+    # defer_build: a model's validator and serializer are built on its first use, not at import:
+    # the host answers its first message before it needs most of them (issue 14, cold start).
+    model_config = ConfigDict(extra="ignore", frozen=False, defer_build=True)
 
 
 class ToolAnnotations(BaseModel):
@@ -31,7 +33,7 @@ class ToolAnnotations(BaseModel):
     hints are `readOnlyHint`, `consequentialHint` and `untrustedContentHint`; older pages send
     MCP's `destructiveHint`/`idempotentHint`/`openWorldHint`, still honoured."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     readOnlyHint: bool | None = None
     consequentialHint: bool | None = None
     untrustedContentHint: bool | None = None
