@@ -366,6 +366,8 @@ async def test_side_panel_view_and_a_local_mcp_server(browser, sidecar_env, sse)
     await until(lambda: asyncio.sleep(0, len(sse.requests) == 2), "the second request")
     second = sse.requests[1]["messages"][-1]["content"]
     assert second.startswith("[tool_result get-sum]") and "The sum of 2 and 3 is 5." in second
+    await until(lambda: page.evaluate("() => document.body.dataset.answers === '2'"), "the final answer")
+    assert "Final answer: the tool said" in await page.locator(".answer").last.inner_text()
 
     # The operation log: the server's tool, called by the chat site.
     entries = await until(
