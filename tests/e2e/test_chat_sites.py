@@ -485,6 +485,31 @@ async def test_result_sent_through_an_editor_that_keeps_its_own_state(
     assert await panel_log(browser) == [[tools_host, "add", "chat", f"Chat: {host}"]]
 
 
+async def test_a_site_that_takes_only_trusted_sends_leaves_it_to_the_user(
+    browser, sidecar_env, tmp_path, site_url, sse
+):
+    # Its send button and Enter ignore untrusted events: auto-send cannot send, says so, and the
+    # result stays in the box for the user's own click (docs/CHAT_SITES.md).
+    add_adapter(sidecar_env, tmp_path, sse)
+    tools, tools_host = await tools_page(browser, site_url)
+    page, tab = await open_chat(browser, sse, "trusted.html")
+    await enable(browser, page, tab, tools_host, auto_send=True, auto_run=True)
+    sse.replies.append(Reply(f"Let me add those. {CALL}"))
+    await say(sse, page, "What is 2 + 3?")
+
+    async def told() -> bool:
+        status = await ui(browser, tab, "[data-role=status]")
+        return bool(status and "press send" in status[0]["text"])
+
+    await until(told, "the toolbar asks the user to press send")
+    assert len(sse.requests) == 1  # nothing was sent by the page's script
+    assert "[tool_result add]" in await draft(page)
+    await page.click("#send")  # the user's own click
+    await until(lambda: asyncio.sleep(0, len(sse.requests) == 2), "the result sent by the user")
+    assert sse.requests[1]["messages"][-1]["content"].startswith("[tool_result add]")
+    assert await tools.evaluate("() => window.calls") == 1
+
+
 async def test_only_chosen_tools_and_a_long_result_is_cut(browser, sidecar_env, tmp_path, site_url, sse):
     add_adapter(sidecar_env, tmp_path, sse)
     tools, tools_host = await tools_page(browser, site_url)

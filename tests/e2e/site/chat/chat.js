@@ -8,9 +8,12 @@
 //   React's onChange is, with React's value tracker; the DOM is rendered from that state a moment
 //   later and the send button is disabled while it is empty), or `editable` (a contenteditable
 //   editor whose model is updated from `input` events, as ProseMirror-, Lexical- and Quill-like
-//   editors keep their own document; sending sends the model, not the DOM).
+//   editors keep their own document; sending sends the model, not the DOM);
+// - data-trusted="only": the send button and Enter answer only trusted (user) events, as a site
+//   guarding against scripts may.
 // `window.replica.draft` is the message as the page would send it, for the tests.
-const { transport = 'fetch', input: inputKind = 'plain' } = document.documentElement.dataset;
+const { transport = 'fetch', input: inputKind = 'plain', trusted = '' } = document.documentElement.dataset;
+const ignored = (e) => trusted === 'only' && !e.isTrusted;
 const input = document.getElementById('input');
 const sendButton = document.getElementById('send');
 const log = document.getElementById('log');
@@ -149,5 +152,7 @@ async function send() {
   if (inputKind !== 'plain') scheduleRender(); // a re-render: a DOM the state does not know is undone
 }
 
-sendButton.addEventListener('click', send);
-input.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); send(); } });
+sendButton.addEventListener('click', (e) => { if (!ignored(e)) send(); });
+input.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && !e.shiftKey && !ignored(e)) { e.preventDefault(); send(); }
+});
