@@ -91,13 +91,18 @@ test('once the files have run, the page cannot reach their namespace', () => {
     const p = page({ native });
     assert.equal(p.window[NS], undefined);
     const ours = Object.getOwnPropertySymbols(p.window).filter((s) => s.description.startsWith('webmcp'));
-    // The marker, and in the polyfill the frame hook its same-origin relatives read (frame-tree.js).
+    // The marker, and in the polyfill the frame hooks its same-origin relatives read (frame-tree.js,
+    // frame-remote.js).
     const hook = Symbol.for('webmcp-sidecar.frame-registry');
-    assert.deepEqual(ours, native ? [Symbol.for('webmcp-sidecar.main-world')] : [Symbol.for('webmcp-sidecar.main-world'), hook]);
+    const remote = Symbol.for('webmcp-sidecar.frame-remote');
+    assert.deepEqual(ours, native ? [Symbol.for('webmcp-sidecar.main-world')] : [Symbol.for('webmcp-sidecar.main-world'), hook, remote]);
     if (!native) {
       const h = p.window[hook];
       assert.ok(Object.isFrozen(h) && Object.getPrototypeOf(h) === null);
       assert.deepEqual(Object.keys(h).sort(), ['list', 'notify', 'origin', 'run']);
+      const r = p.window[remote];
+      assert.ok(Object.isFrozen(r) && Object.getPrototypeOf(r) === null);
+      assert.deepEqual(Object.keys(r).sort(), ['frames', 'run']);
     }
     assert.equal(typeof p.run('navigator.modelContext.registerTool'), 'function');
   }

@@ -9,14 +9,17 @@
 // origin may see: each list is posted for the origin its tools are exposed to (targetOrigin),
 // every message is checked by event.source (this window's parent or one of its iframes) and
 // event.origin, and names the receiving document by its random id (a frame's next document is
-// another peer). docs/ARCHITECTURE.md, "Polyfill vs Chromium".
+// another peer). Chromium keeps one registry per page, so a document also lists (and runs) what
+// its same-origin relatives' cross-origin relatives exposed to their origin, through each
+// frame's `Symbol.for('webmcp-sidecar.frame-remote')` hook, which only same-origin documents
+// can read. docs/ARCHITECTURE.md, "Polyfill vs Chromium".
 (() => {
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js did not run: another copy owns the page
   const {
-    W, D, rApply, isArray, jsonParse, jsonStringify, StringC, MapC, DOMExceptionC, listen, isObj, validName, elGetAttribute,
+    W, D, rApply, oCreate, oFreeze, oDefineProperty, isArray, jsonParse, jsonStringify, StringC, MapC, DOMExceptionC, listen, isObj, validName, elGetAttribute,
     docQuerySelectorAll, abortReason, task, plainJson, annotationsOut, unknownTool,
   } = ns;
   // Captured before any page script (see base.js).
@@ -34,6 +37,7 @@
   const strTrim = String.prototype.trim;
 
   const KEY = 'webmcp-sidecar:frames';
+  const HOOK = Symbol.for('webmcp-sidecar.frame-remote');
   const MAX_TEXT = 16 * 1024 * 1024; // a message (a result may be large)
   const MAX_LIST = 1024 * 1024; // a list of tools
   const MAX_TOOLS = 128;
@@ -142,6 +146,21 @@
     let seq = 0;
     if (SELF === 'null') return { frames: () => [], run: () => false, changed() {} };
 
+    /** The same-origin frames' remote hooks (this one's first), from frame-tree.js's tree. */
+    const relatives = () => {
+      const out = [];
+      for (const f of ns.tree()) {
+        try {
+          const h = f.win === W ? own : f.win[HOOK];
+          if (h && typeof h.frames === 'function' && !out.includes(h)) out[out.length] = h;
+        } catch {
+          /* a frame going away */
+        }
+      }
+      if (!out.includes(own)) out.unshift(own);
+      return out;
+    };
+
     /** @param {any} win @param {string} origin @param {Record<string, unknown>} msg */
     const send = (win, origin, msg) => {
       try {
@@ -240,6 +259,7 @@
           p.rows = rows;
           p.rowsText = m.tools;
           fire('toolchange');
+          ns.notifyOthers(); // the page's other documents of this origin list these tools too
         }
         if (m.ask && counts(p)) offer(source, origin, p, true);
       } else if (m.t === 'call') onCall(p, m);
@@ -293,38 +313,80 @@
     // Our parent, if of another origin, hears of us at once (and answers with its own list).
     if (PARENT && PARENT_ORIGIN && PARENT_ORIGIN !== SELF) offer(PARENT, PARENT_ORIGIN, undefined, true, true);
 
+    /** This document's own cross-origin relatives, for it and its same-origin relatives. */
+    const own = oCreate(null);
+    /** The relatives of `origins` whose tools may be listed, as frame-tree.js frames. @param {string[]|undefined} origins */
+    own.frames = (origins) => {
+      const want = (origins || []).map((o) => originOf(o));
+      const out = [];
+      for (const p of peers.values()) {
+        if (!want.includes(p.origin) || !p.rows.length || !counts(p)) continue;
+        const rows = p.rows;
+        out[out.length] = { win: p.win, hook: { list: () => rows, origin: p.origin } };
+      }
+      return out;
+    };
+    /**
+     * Runs a relative's tool in its frame; false when `ref` names none of ours.
+     * @param {{name: string, origin: string, window: any}} ref @param {unknown} input
+     * @param {AbortSignal|undefined} signal @param {(kind: string, v: unknown) => void} settle
+     */
+    own.run = (ref, input, signal, settle) => {
+      const p = peers.get(ref.window);
+      if (!p || ref.origin !== p.origin || !counts(p) || !p.rows.some((r) => r.name === ref.name)) return false;
+      const id = StringC(++seq);
+      pending.set(id, { win: p.win, cid: p.cid, settle });
+      if (signal) {
+        rApply(listen, signal, ['abort', () => {
+          if (!pending.delete(id)) return;
+          const reason = abortReason(signal);
+          task(() => settle('reject', reason));
+          send(p.win, p.origin, { t: 'cancel', to: p.cid, id });
+        }, { once: true }]);
+      }
+      send(p.win, p.origin, { t: 'call', to: p.cid, id, name: ref.name, input: jsonStringify(input) });
+      return true;
+    };
+    oFreeze(own);
+    try {
+      oDefineProperty(W, HOOK, { value: own });
+    } catch {
+      /* planted by the page: this document's relatives do not see its peers */
+    }
+
     return {
-      /** The relatives of `origins` whose tools this document may list, as frame-tree.js frames. @param {string[]|undefined} origins */
+      /**
+       * The cross-origin frames of `origins` whose tools this document lists: its own relatives'
+       * and its same-origin relatives' (each window once). @param {string[]|undefined} origins
+       */
       frames(origins) {
-        const want = (origins || []).map((o) => originOf(o));
         const out = [];
-        for (const p of peers.values()) {
-          if (!want.includes(p.origin) || !p.rows.length || !counts(p)) continue;
-          const rows = p.rows;
-          out[out.length] = { win: p.win, hook: { list: () => rows, origin: p.origin } };
+        const wins = [];
+        for (const h of relatives()) {
+          let list;
+          try {
+            list = rApply(h.frames, undefined, [origins]);
+          } catch {
+            continue; // a frame going away
+          }
+          for (const f of list) {
+            if (wins.includes(f.win)) continue;
+            wins[wins.length] = f.win;
+            out[out.length] = f;
+          }
         }
         return out;
       },
-      /**
-       * Runs a relative's tool in its frame for executeTool; false when `ref` names none.
-       * @param {{name: string, origin: string, window: any}} ref @param {unknown} input
-       * @param {AbortSignal|undefined} signal @param {(kind: string, v: unknown) => void} settle
-       */
-      run(ref, input, signal, settle) {
-        const p = peers.get(ref.window);
-        if (!p || ref.origin !== p.origin || !counts(p) || !p.rows.some((r) => r.name === ref.name)) return false;
-        const id = StringC(++seq);
-        pending.set(id, { win: p.win, cid: p.cid, settle });
-        if (signal) {
-          rApply(listen, signal, ['abort', () => {
-            if (!pending.delete(id)) return;
-            const reason = abortReason(signal);
-            task(() => settle('reject', reason));
-            send(p.win, p.origin, { t: 'cancel', to: p.cid, id });
-          }, { once: true }]);
+      /** Runs a listed tool through the document whose relative it is (see `frames`). */
+      run(/** @type {any} */ ref, /** @type {unknown} */ input, /** @type {AbortSignal|undefined} */ signal, /** @type {(kind: string, v: unknown) => void} */ settle) {
+        for (const h of relatives()) {
+          try {
+            if (rApply(h.run, undefined, [ref, input, signal, settle])) return true;
+          } catch {
+            /* a frame going away */
+          }
         }
-        send(p.win, p.origin, { t: 'call', to: p.cid, id, name: ref.name, input: jsonStringify(input) });
-        return true;
+        return false;
       },
       /** This document's list changed: each relative hears what is exposed to it. */
       changed() {

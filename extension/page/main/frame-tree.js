@@ -2,8 +2,9 @@
 // document of a page sees the tools of all its same-origin frames: getTools() in any of them
 // lists them all (sorted by name), executeTool() runs a tool in the frame that registered it
 // (whose document.modelContext gets toolactivated), a change in one frame fires toolchange in
-// all, and a call pending in a frame that goes away rejects. Each polyfilled frame publishes a
-// hook on its window for its same-origin relatives; a cross-origin window's hook cannot be read.
+// all, and a call pending in a frame that goes away rejects; a frame of this origin under a frame
+// of another counts too (one registry per page). Each polyfilled frame publishes a hook on its
+// window for its same-origin relatives; a cross-origin window's hook cannot be read.
 // The hook is visible to the page (it can only do what the page's own API does).
 (() => {
   'use strict';
@@ -44,22 +45,26 @@
     }
   }
 
-  /** The same-origin frames of this page, this one's topmost same-origin ancestor first,
-   *  depth first, each with its window and hook. @returns {{win: any, hook: Hook}[]} */
+  /** The same-origin frames of this page, depth first from the top, each with its window and
+   *  hook. Chromium keeps one registry per page, so a frame of this origin under a frame of
+   *  another one counts too: the walk goes through every frame (a cross-origin window still
+   *  gives its `length` and its frames) and keeps those whose hook this document can read.
+   *  @returns {{win: any, hook: Hook}[]} */
   function tree() {
     let root = W;
     try {
-      while (root.parent !== root && hookOf(root.parent)) root = root.parent;
+      root = W.top ?? W;
     } catch {
       /* stop at what we can reach */
     }
     /** @type {{win: any, hook: Hook}[]} */
     const out = [];
+    let seen = 0;
     /** @param {any} win @param {number} depth */
     const walk = (win, depth) => {
+      if (depth > 32 || ++seen > 256) return;
       const hook = hookOf(win);
-      if (!hook || depth > 32) return;
-      out[out.length] = { win, hook };
+      if (hook) out[out.length] = { win, hook };
       let n = 0;
       try {
         n = win.length;
