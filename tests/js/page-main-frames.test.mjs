@@ -1,4 +1,4 @@
-// The pure helpers of the MAIN world's cross-origin frames (page/main/frame-remote.js): the
+// The pure helpers of the MAIN world's cross-origin frames (page/main/frame-rows.js, used by frame-remote.js): the
 // reading of an iframe's `allow` attribute, held to the ISOLATED world's own reading
 // (page/isolated/frame-policy.js, what the worker's check rests on), and the checks on a
 // relative's list of tools. The frames themselves: tests/e2e/page_harness/test_webmcp_cross_origin.py.

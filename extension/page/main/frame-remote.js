@@ -1,13 +1,14 @@
 // WebMCP Sidecar, MAIN world: the polyfill across cross-origin frames, as Chromium 156 does it.
 // A document's getTools({fromOrigins: [o]}) lists the tools that its cross-origin relatives of
-// origin `o` (its parent, its child frames) registered with `exposedTo` naming this document's
-// origin; a child counts only when its iframe has the `tools` permission (allow="tools"; read
-// from the iframe's attribute, all a polyfill can know). executeTool runs such a tool in its
+// origin `o` (its ancestors, its descendant frames) registered with `exposedTo` naming this
+// document's origin; a descendant counts only when each iframe down to it has the `tools`
+// permission (allow="tools"; read from the iframe's attribute, all a polyfill can know: a frame
+// between of another origin is asked about its own iframe, `grant?`). executeTool runs such a tool in its
 // frame: results, failures and aborts come back as Chromium gives them, and a call pending in a
 // frame that goes away rejects. The frames talk with postMessage: the page can see these
 // messages (the spec's model has them in the browser), so they carry only what the receiving
 // origin may see: each list is posted for the origin its tools are exposed to (targetOrigin),
-// every message is checked by event.source (this window's parent or one of its iframes) and
+// every message is checked by event.source (this window's ancestor or a descendant frame) and
 // event.origin, and names the receiving document by its random id (a frame's next document is
 // another peer). Chromium keeps one registry per page, so a document also lists (and runs) what
 // its same-origin relatives' cross-origin relatives exposed to their origin, through each
@@ -19,8 +20,9 @@
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js did not run: another copy owns the page
   const {
-    W, D, rApply, oCreate, oFreeze, oDefineProperty, isArray, jsonParse, jsonStringify, StringC, MapC, DOMExceptionC, listen, isObj, validName, elGetAttribute,
+    W, D, rApply, oCreate, oFreeze, oDefineProperty, jsonStringify, StringC, MapC, SetC, DOMExceptionC, listen, isObj, elGetAttribute,
     docQuerySelectorAll, abortReason, task, plainJson, annotationsOut, unknownTool,
+    originOf, toolsOrigins, readRows, safeParse, FRAME_MAX_FIELD: MAX_FIELD,
   } = ns;
   // Captured before any page script (see base.js).
   /** @param {any} proto @param {string} k */
@@ -32,20 +34,21 @@
   const frameSrcGet = getterOf(HTMLIFrameElement.prototype, 'src');
   const randomUUID = Crypto.prototype.randomUUID;
   const cryptoObj = crypto;
-  const URLC = URL;
-  const strSplit = String.prototype.split;
-  const strTrim = String.prototype.trim;
 
   const KEY = 'webmcp-sidecar:frames';
   const HOOK = Symbol.for('webmcp-sidecar.frame-remote');
   const MAX_TEXT = 16 * 1024 * 1024; // a message (a result may be large)
   const MAX_LIST = 1024 * 1024; // a list of tools
-  const MAX_TOOLS = 128;
-  const MAX_FIELD = 64 * 1024; // a title, description or schema text
   const MAX_FRAMES = 256;
   const SELF = StringC(W.origin);
-  const PARENT = W.parent === W ? null : W.parent;
-  const PARENT_ORIGIN = PARENT ? StringC(location.ancestorOrigins?.[0] ?? '') : '';
+  // This window's ancestors of other origins, nearest first (each named by ancestorOrigins).
+  /** @type {{win: any, origin: string}[]} */
+  const ANCESTORS = [];
+  for (let w = W, i = 0; w.parent !== w && i < 32; i++) {
+    w = w.parent;
+    const o = StringC(location.ancestorOrigins?.[i] ?? '');
+    if (o && o !== SELF && o !== 'null') ANCESTORS[ANCESTORS.length] = { win: w, origin: o };
+  }
   const CID = StringC(rApply(randomUUID, cryptoObj, []));
   // The `tools` permission, where this browser knows the feature (Chromium without WebMCP does
   // not: then only the parent's `allow` attribute says, read here and by frame-policy.js).
@@ -58,75 +61,6 @@
     }
   })();
 
-  /** A URL's origin, or null. @param {unknown} u @param {string} [base] */
-  const originOf = (u, base) => {
-    try {
-      const o = new URLC(StringC(u), base).origin;
-      return o === 'null' ? null : o;
-    } catch {
-      return null;
-    }
-  };
-
-  /**
-   * The origins an iframe's `allow` attribute gives `tools` to ('*' for any), as Permissions
-   * Policy reads it: `tools` alone is `tools 'src'`. The same reading as
-   * page/isolated/frame-policy.js (tests/js/page-main-frames.test.mjs holds them to it).
-   * @param {string} allow @param {string} src the iframe's src, resolved @param {string} self
-   * @returns {string[]}
-   */
-  function toolsOrigins(allow, src, self) {
-    for (const part of rApply(strSplit, allow, [';'])) {
-      const words = rApply(strSplit, rApply(strTrim, part, []), [/\s+/]);
-      if (words[0] !== 'tools') continue;
-      const values = words.length > 1 ? words.slice(1) : ["'src'"];
-      /** @type {string[]} */
-      const out = [];
-      for (const v of values) {
-        /** @type {string|null} */
-        let o = null;
-        if (v === '*') o = '*';
-        else if (v === "'src'") o = !src || src.startsWith('about:') ? self : originOf(src);
-        else if (v === "'self'") o = self;
-        else if (v !== "'none'") o = originOf(v);
-        if (o && !out.includes(o)) out[out.length] = o;
-        if (out.length >= 16) break;
-      }
-      return out;
-    }
-    return [];
-  }
-
-  /**
-   * A peer's list of tools as it came, checked: at most MAX_TOOLS, each with a valid name,
-   * strings of bounded size, a schema as JSON text, annotations as booleans. Null if anything
-   * is off (the whole list is dropped).
-   * @param {unknown} v @returns {any[]|null}
-   */
-  function readRows(v) {
-    if (!isArray(v) || /** @type {any[]} */ (v).length > MAX_TOOLS) return null;
-    const out = [];
-    /** @param {unknown} s */
-    const str = (s) => typeof s === 'string' && s.length <= MAX_FIELD;
-    for (const t of /** @type {any[]} */ (v)) {
-      if (!isObj(t) || !validName(t.name) || !str(t.title) || !str(t.description)) return null;
-      if (t.inputSchema !== undefined && (!str(t.inputSchema) || !isObj(safeParse(t.inputSchema)))) return null;
-      if (t.annotations !== undefined && !isObj(t.annotations)) return null;
-      const row = { name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema,
-        annotations: t.annotations === undefined ? undefined : annotationsOut(t.annotations) };
-      out[out.length] = row;
-    }
-    return out;
-  }
-  /** @param {string} s */
-  const safeParse = (s) => {
-    try {
-      return jsonParse(s);
-    } catch {
-      return undefined;
-    }
-  };
-
   /**
    * Connects this document's registry to its cross-origin relatives.
    * @param {{
@@ -136,7 +70,12 @@
    * }} registry
    */
   function installRemote({ tools, runHere, fire }) {
-    /** @typedef {{win: any, origin: string, cid: string, parent: boolean, rows: any[], rowsText: string, sent: string}} Peer */
+    /**
+     * @typedef {{win: any, origin: string, cid: string, up: boolean, rows: any[], rowsText: string, sent: string,
+     *   grants: Map<string, {win: any, ok: boolean}>, asked: Set<string>, waiting?: boolean, wantsList?: boolean}} Peer
+     *   up: an ancestor; grants: its word on its own iframes' permission (by `index origin`), asked: the questions put
+     *   to it; waiting / wantsList: a list / an ask of a descendant whose permission was not known yet
+     */
     /** @type {Map<any, Peer>} relatives of another origin that spoke to us, by their window */
     const peers = new MapC();
     /** @type {Map<string, {win: any, cid: string, settle: (kind: string, v: unknown) => void}>} our calls */
@@ -170,23 +109,80 @@
       }
     };
 
-    /** The iframe element of this document whose window is `win`. @param {any} win */
-    const frameOf = (win) => {
-      const list = rApply(docQuerySelectorAll, D, ['iframe']);
+    /**
+     * A child `win` of origin `origin` holds the `tools` permission, as its iframe in `doc` (this
+     * document, or a same-origin one's) says now. @param {any} win @param {string} origin
+     */
+    const allowed = (win, origin, doc = D) => {
+      const list = rApply(docQuerySelectorAll, doc, ['iframe']);
       for (let i = 0; i < list.length && i < MAX_FRAMES; i++) {
-        if (rApply(frameWindowGet, list[i], []) === win) return list[i];
+        if (rApply(frameWindowGet, list[i], []) !== win) continue;
+        const f = list[i];
+        const granted = toolsOrigins(StringC(rApply(elGetAttribute, f, ['allow']) ?? ''), StringC(rApply(frameSrcGet, f, [])), SELF);
+        return granted.includes('*') || granted.includes(origin);
       }
-      return undefined;
+      return false;
     };
-    /** A child of `origin` in `win` holds the `tools` permission, as its iframe says now. @param {any} win @param {string} origin */
-    const allowed = (win, origin) => {
-      const f = frameOf(win);
-      if (!f) return false;
-      const granted = toolsOrigins(StringC(rApply(elGetAttribute, f, ['allow']) ?? ''), StringC(rApply(frameSrcGet, f, [])), SELF);
-      return granted.includes('*') || granted.includes(origin);
+    /** `win` is a frame below this document's. @param {any} win */
+    const below = (win) => {
+      try {
+        for (let w = win, i = 0; i < 32 && w.parent !== w; i++, w = w.parent) if (w.parent === W) return true;
+      } catch {
+        /* a window going away */
+      }
+      return false;
+    };
+    /**
+     * A descendant `win` of `origin` holds the permission: every iframe from here down to it
+     * gives it on. This document reads its own and same-origin documents' iframes; a frame
+     * between of another origin is asked about its own (once; the answer rechecks, see `grant`).
+     * @param {any} win @param {string} origin @returns {boolean}
+     */
+    const permitted = (win, origin, depth = 0) => {
+      let up;
+      try {
+        up = win.parent;
+      } catch {
+        return false;
+      }
+      if (!up || up === win || depth > 32) return false;
+      if (up === W) return allowed(win, origin);
+      const q = peers.get(up);
+      if (!q) {
+        let doc = null;
+        try {
+          doc = up.document; // a document of this origin between: read its iframe
+        } catch {
+          return false; // another origin's that has not spoken yet
+        }
+        return !!doc && allowed(win, origin, doc) && permitted(up, SELF, depth + 1);
+      }
+      if (q.up || !permitted(up, q.origin, depth + 1)) return false;
+      let index = 0;
+      while (index < q.win.length && q.win[index] !== win) index++;
+      const key = index + ' ' + origin;
+      const g = q.grants.get(key);
+      if (g && g.win === win) return g.ok;
+      if (!q.asked.has(key) && q.asked.size < MAX_FRAMES) {
+        q.asked.add(key);
+        send(q.win, q.origin, { t: 'grant?', to: q.cid, index, origin });
+      }
+      return false;
     };
     /** @param {Peer} p */
-    const counts = (p) => p.parent || allowed(p.win, p.origin);
+    const counts = (p) => p.up || permitted(p.win, p.origin);
+    /** Descendants waiting on a permission: the ones it now holds are listed (and answered). */
+    const recheck = () => {
+      for (const r of peers.values()) {
+        if (r.up || !(r.waiting || r.wantsList) || !counts(r)) continue;
+        if (r.waiting && r.rows.length) {
+          fire('toolchange');
+          ns.notifyOthers();
+        }
+        if (r.wantsList) offer(r.win, r.origin, r, true);
+        r.waiting = r.wantsList = false;
+      }
+    };
 
     /** This document's tools exposed to `origin`, as rows. @param {string} origin */
     const exposedTo = (origin) => {
@@ -237,9 +233,9 @@
       const text = isObj(data) ? data[KEY] : undefined;
       if (typeof text !== 'string' || text.length > MAX_TEXT || !source) return;
       if (origin === SELF || origin === 'null') return; // same-origin frames: frame-tree.js
-      const isParent = source === PARENT;
+      const up = ANCESTORS.some((a) => a.win === source);
       // Only this window's relatives (a child removed from the document still says goodbye).
-      if (isParent ? origin !== PARENT_ORIGIN : !(peers.has(source) || frameOf(source))) return;
+      if (up ? !ANCESTORS.some((a) => a.win === source && a.origin === origin) : !(peers.has(source) || below(source))) return;
       const m = safeParse(text);
       if (!isObj(m) || typeof m.from !== 'string' || m.from.length > 64 || typeof m.t !== 'string') return;
       let p = peers.get(source);
@@ -249,19 +245,32 @@
       }
       if (m.t !== 'list' && (!p || m.to !== CID)) return;
       if (!p) {
-        p = { win: source, origin, cid: m.from, parent: isParent, rows: [], rowsText: '[]', sent: '' };
+        p = { win: source, origin, cid: m.from, up, rows: [], rowsText: '[]', sent: '', grants: new MapC(), asked: new SetC() };
         peers.set(source, p);
       }
       if (m.t === 'list') {
         if (typeof m.tools !== 'string' || m.tools.length > MAX_LIST) return;
         const rows = readRows(safeParse(m.tools));
-        if (rows && counts(p) && m.tools !== p.rowsText) {
-          p.rows = rows;
+        const ok = counts(p);
+        if (rows && m.tools !== p.rowsText) {
+          p.rows = rows; // listed only while it counts (frames())
           p.rowsText = m.tools;
-          fire('toolchange');
-          ns.notifyOthers(); // the page's other documents of this origin list these tools too
+          if (ok) {
+            fire('toolchange');
+            ns.notifyOthers(); // the page's other documents of this origin list these tools too
+          } else p.waiting = true;
         }
-        if (m.ask && counts(p)) offer(source, origin, p, true);
+        if (m.ask && ok) offer(source, origin, p, true);
+        else if (m.ask) p.wantsList = true;
+        recheck(); // a new relative may be the frame between that a descendant waits on
+      } else if (m.t === 'grant?' && p.up && Number.isInteger(m.index) && m.index >= 0 && typeof m.origin === 'string') {
+        // An ancestor asks about one of our iframes (it knows its window and origin already).
+        send(source, origin, { t: 'grant', to: p.cid, index: m.index, origin: m.origin, ok: allowed(W[m.index], m.origin) });
+      } else if (m.t === 'grant' && !p.up && Number.isInteger(m.index) && typeof m.origin === 'string') {
+        const key = m.index + ' ' + m.origin;
+        if (!p.asked.has(key)) return;
+        p.grants.set(key, { win: p.win[m.index], ok: m.ok === true });
+        recheck();
       } else if (m.t === 'call') onCall(p, m);
       else if (m.t === 'cancel') incoming.get(p.cid + ' ' + StringC(m.id))?.abort();
       else if (m.t === 'result') {
@@ -308,10 +317,10 @@
     }]);
     // A document back from the back/forward cache says hello again.
     rApply(listen, W, ['pageshow', (/** @type {PageTransitionEvent} */ ev) => {
-      if (ev.persisted && PARENT && PARENT_ORIGIN !== SELF) offer(PARENT, PARENT_ORIGIN, undefined, true, true);
+      if (ev.persisted) for (const a of ANCESTORS) offer(a.win, a.origin, undefined, true, true);
     }]);
-    // Our parent, if of another origin, hears of us at once (and answers with its own list).
-    if (PARENT && PARENT_ORIGIN && PARENT_ORIGIN !== SELF) offer(PARENT, PARENT_ORIGIN, undefined, true, true);
+    // Our ancestors of other origins hear of us at once (and answer with their own lists).
+    for (const a of ANCESTORS) offer(a.win, a.origin, undefined, true, true);
 
     /** This document's own cross-origin relatives, for it and its same-origin relatives. */
     const own = oCreate(null);
@@ -391,10 +400,10 @@
       /** This document's list changed: each relative hears what is exposed to it. */
       changed() {
         for (const p of peers.values()) if (counts(p)) offer(p.win, p.origin, p);
-        if (PARENT && PARENT_ORIGIN && PARENT_ORIGIN !== SELF && !peers.has(PARENT)) offer(PARENT, PARENT_ORIGIN);
+        for (const a of ANCESTORS) if (!peers.has(a.win)) offer(a.win, a.origin);
       },
     };
   }
 
-  Object.assign(ns, { installRemote, toolsOrigins, readRows, toolsDenied });
+  Object.assign(ns, { installRemote, toolsDenied });
 })();

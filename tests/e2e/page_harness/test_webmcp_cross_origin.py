@@ -8,7 +8,7 @@ a child's tool reaches the parent's `getTools({fromOrigins})` only when the ifra
 and aborts as Chromium's own, and a call pending in a frame that goes away rejects. The other way
 round, a parent's tool exposed to a child's origin. One registry per page: same-origin documents
 share their cross-origin frames' exposed tools, a frame of the top's origin under another origin is
-one of the top's, and a grandchild given the permission down the chain (the polyfill: not yet).
+one of the top's, and a grandchild given the permission down the chain is the top's relative.
 Order is checked, never time.
 What the polyfill cannot know (a frame without the permission cannot register in Chromium; the
 polyfill's frame cannot tell, so only its parent's list leaves it out) is in docs/ARCHITECTURE.md.
@@ -428,25 +428,46 @@ def test_a_frame_of_the_top_origin_under_another_origin(
 def test_a_grandchild_frame_with_the_permission_delegated(
     page: Any, mode: str, origins: tuple[str, str]
 ) -> None:
-    """A third origin's frame inside the allowed cross-origin frame, given `tools` again:
-    Chromium 156 lists its tools exposed to the top origin in the top document and runs them.
-    The polyfill links only parents and children across origins, so the top does not see it
-    (docs/ARCHITECTURE.md, "Where it cannot match"); its parent does, as in Chromium."""
+    """A third origin's frame inside the allowed cross-origin frame, given `tools` again: its
+    tools exposed to the top origin are listed in the top document and run there (Chromium 156
+    keeps one registry per page), those exposed to the frame between in that one; the top's
+    tools exposed to it reach it. Not given on at either level: Chromium refuses the
+    registration, the polyfill cannot tell (docs) but leaves the tools out of the top's list."""
     a, b = origins
     with serve() as c:
         pc = port_of(c)
         page.evaluate(ADD_FRAME, ["b1", "tools", b])
-        b1 = frame(page, "b1")
+        page.evaluate(ADD_FRAME, ["b2", None, b])
+        b1, b2 = frame(page, "b1"), frame(page, "b2")
         b1.evaluate(ADD_FRAME, ["c1", "tools", c])
-        c1 = frame(page, "c1")
-        assert (
-            c1.evaluate(FRAME_TOOLS, [[["g_top", "echo", [a]], ["g_mid", "echo", [b]]]])
-            == ["ok:undefined"] * 2
-        )
+        b1.evaluate(ADD_FRAME, ["c2", None, c])
+        b2.evaluate(ADD_FRAME, ["c3", "tools", c])
+        c1, c2, c3 = frame(page, "c1"), frame(page, "c2"), frame(page, "c3")
+        denied = [
+            frame.evaluate(FRAME_TOOLS, [[[name, "echo", [a]]]])
+            for frame, name in ((c2, "g_c2"), (c3, "g_c3"))
+        ]
+        if mode == "polyfill":
+            assert denied == [["ok:undefined"]] * 2
+        else:
+            refused = 'NotAllowedError: Access to the feature "tools" is disallowed by permissions policy.'
+            assert denied == [[refused]] * 2
+        tools = [["g_top", "echo", [a]], ["g_mid", "echo", [b]]]
+        assert c1.evaluate(FRAME_TOOLS, [tools]) == ["ok:undefined"] * 2
         assert b1.evaluate(POLL_LISTED, [[c], "g_mid"]) == [f"g_mid@{pc}"]
         assert b1.evaluate(RUN_LISTED, [[c], "g_mid"]) == f"ok:ran in {pc} with {{}}"
-        if mode == "polyfill":
-            assert page.evaluate(POLL_LISTED, [[c], "g_top"]) is False
-        else:
-            assert page.evaluate(POLL_LISTED, [[c], "g_top"]) == [f"g_top@{pc}"]
-            assert page.evaluate(RUN_LISTED, [[c], "g_top"]) == f"ok:ran in {pc} with {{}}"
+        assert page.evaluate(POLL_LISTED, [[c], "g_top"]) == [f"g_top@{pc}"]
+        assert page.evaluate(RUN_LISTED, [[c], "g_top"]) == f"ok:ran in {pc} with {{}}"
+        assert c1.evaluate(NOT_CHANGES) == ["toolactivated:g_mid", "toolactivated:g_top"]
+        page.evaluate(
+            r"""async ([third]) => {
+          const tool = { name: 'p_for_c', description: 'd', execute: () => 'from the top' };
+          await document.modelContext.registerTool(tool, { exposedTo: [third] });
+        }""",
+            [c],
+        )
+        listed = c1.evaluate(POLL_LISTED, [[a], "p_for_c"])
+        assert [x for x in listed if not x.endswith(f"@{pc}") and not x.endswith(":own")] == [
+            f"p_for_c@{port_of(a)}"
+        ]
+        assert c1.evaluate(RUN_LISTED, [[a], "p_for_c"]) == "ok:from the top"
