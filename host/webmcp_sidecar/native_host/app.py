@@ -193,7 +193,7 @@ class Host:
             self.extension_version = extension_version
             self.browser = browser
             log.info("extension %s connected (%s)", extension_version, browser)
-        if self.conns:  # (no model built for nobody at the first hello)
+        if self.conns:  # no Status model built when nobody listens (at the first hello)
             self.broadcast(dumps(self.status().model_dump()))
 
     def _route_result(self, call_id: str, payload: bytes) -> bool:
@@ -393,9 +393,7 @@ PANEL_REFUSED = (
 def _kept_all(raw: dict[str, Any], msg: m.SiteTools | m.Registry) -> bool:
     """Whether the model kept every tool the message carried (then its bytes go on as they are;
     else the entries get the cleaned message, never the tools the host dropped)."""
-    from webmcp_sidecar.wire import messages as m
-
-    if isinstance(msg, m.SiteTools):
+    if msg.type == "site_tools":
         return len(msg.tools) == len(raw.get("tools") or ())
     sites = raw.get("sites") or {}
     return len(msg.sites) == len(sites) and all(
@@ -404,9 +402,7 @@ def _kept_all(raw: dict[str, Any], msg: m.SiteTools | m.Registry) -> bool:
 
 
 def _encode(msg: m.SiteTools | m.Registry) -> bytes:
-    from webmcp_sidecar.wire import messages as m
-
-    if isinstance(msg, m.Registry):
+    if msg.type == "registry":
         msg = msg.model_copy(update={"sites": {s: t for s, t in msg.sites.items() if t}})
     return dumps(msg.model_dump(exclude_none=True))
 
