@@ -88,3 +88,26 @@ test('no send button: Enter on the box; a box that does not empty is reported as
   el.value = 'still here';
   assert.equal(await box.send(el, null), 'unsure'); // a page that ignored it: the user sends
 });
+
+test('an editor that took the edit its own way gets no second insertion', () => {
+  const { doc, box } = page('<div id="in" contenteditable="true"></div>');
+  const el = doc.getElementById('in');
+  // Its insertText makes the text its own (here: a bullet in front), as formatting editors may.
+  doc.execCommand = (cmd, _ui, text) => { el.textContent = `• ${text}`; return cmd === 'insertText'; };
+  const seen = [];
+  el.addEventListener('beforeinput', (e) => seen.push(e.type));
+  el.addEventListener('input', (e) => seen.push(e.type));
+  assert.equal(box.put(el, 'the result'), false); // the caller tells the user to check the box
+  assert.equal(el.textContent, '• the result');
+  assert.deepEqual(seen, []);
+});
+
+test('execCommand that takes: one insertion, spacing as the editor lays it out', () => {
+  const { doc, box } = page('<div id="in" contenteditable="true">old</div>');
+  const el = doc.getElementById('in');
+  let calls = 0;
+  // Paragraphs for line breaks, as ProseMirror-like editors render them.
+  doc.execCommand = (_cmd, _ui, text) => { calls++; el.innerHTML = text.split('\n').map((l) => `<p>${l}</p>`).join(''); return true; };
+  assert.equal(box.put(el, 'a\n\n[tool_result x]\n5\n[/tool_result]'), true);
+  assert.equal(calls, 1);
+});

@@ -22,8 +22,8 @@
   const isField = (el) => el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement;
   /** The box's text as the page shows it (a contenteditable's innerText keeps its line breaks). */
   const textOf = (el) => (isField(el) ? String(el.value) : String(el.innerText ?? el.textContent ?? '')).replace(/\n$/, '');
-  /** Whether the box holds `text` (editors may turn line breaks into paragraphs: compare words). */
-  const holds = (el, text) => textOf(el).replace(/\s+/g, ' ').trim() === String(text).replace(/\s+/g, ' ').trim();
+  /** Whether the box holds `text` (editors turn line breaks into paragraphs: spacing aside). */
+  const holds = (el, text) => textOf(el).replace(/\s+/g, '') === String(text).replace(/\s+/g, '');
 
   /** Selects the whole content of the box, so the insertion replaces it. */
   function selectAll(el) {
@@ -39,9 +39,13 @@
   function put(el, text) {
     el.focus();
     selectAll(el);
-    let ok = false;
-    try { ok = document.execCommand('insertText', false, text) && holds(el, text); } catch { ok = false; }
-    if (ok) return true;
+    const was = textOf(el);
+    let ran = false;
+    try { ran = document.execCommand('insertText', false, text); } catch { ran = false; }
+    if (ran && holds(el, text)) return true;
+    // The editor took the edit its own way (it changed, but not into the text): inserting again
+    // would double it; the caller says to check the box.
+    if (ran && textOf(el) !== was) return false;
     // execCommand did not take (an editor that cancels it, a browser without it): say it the way
     // an editor listens, beforeinput first (Lexical-like editors apply it to their model and
     // cancel it), then the DOM, then input.
