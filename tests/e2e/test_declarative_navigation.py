@@ -119,6 +119,23 @@ async def test_a_form_in_a_frame_answers_from_the_frames_next_document(browser, 
     assert page.url == form_site + "nav-frame.html"  # the page around it stayed
 
 
+async def test_a_form_two_frames_down_answers_from_its_frame(browser, mcp, form_site):
+    """The frame is found again by its place among the page's frames (native: the top frame
+    runs the call): here the second iframe of an iframe."""
+    page = await browser.open(form_site + "nav-frame.html?nest=1")
+    s = slug(form_site)
+    await mcp.wait_tools(lambda n: f"{s}__frame_book" in n)
+    got = landed(await mcp.call(f"{s}__frame_book", {"who": "Dee", "guests": 4}))
+    assert got["frame"] is True
+    assert "nav-result.html?who=Dee&guests=4" in got["url"]
+    assert "Table for 4 in the name of Dee." in got["text"]
+    assert "The page around the frame" not in got["text"]
+    deep = [f for f in page.frames if f.parent_frame and f.parent_frame.parent_frame]
+    forms = next(f for f in deep if f.url != "about:blank")
+    await forms.wait_for_url(got["url"])  # the frame two down went there, the page stayed
+    assert page.url == form_site + "nav-frame.html?nest=1"
+
+
 async def test_a_form_in_a_frame_that_posts_answers_from_the_frames_result(browser, mcp, form_site):
     await browser.open(form_site + "nav-frame.html")
     s = slug(form_site)
