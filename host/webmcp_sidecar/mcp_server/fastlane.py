@@ -11,8 +11,9 @@ to the SDK unchanged.
 The lane takes only what it answers exactly as the SDK would, on an initialized handshake-era
 connection (2024-11-05 to 2025-11-25; a 2026-07-28 connection never gets the handshake, so never
 the lane):
-- `ping` and `tools/list` with no params, and `tools/call` whose params are just `name` (a site tool: names the
-  SDK route would hand to `Entry.call_site`) and `arguments` (an object, or absent). Anything
+- `ping` and `tools/list` with no params, and `tools/call` whose params are just `name` (a site
+  tool: names the SDK route would hand to `Entry.call_site`) and `arguments` (an object, or
+  absent). Anything
   with `_meta` (progress tokens, trace context, the 2026 envelope), other keys, meta-tools,
   browser tools and unknown names take the SDK's path;
 - the result is shaped as the SDK shapes it (`model_dump`, then the protocol version's result
