@@ -95,13 +95,13 @@ async def test_page_tools_appear_once_the_session_has_a_tab_and_go_with_it(brows
     before = mcp.changes
     await ok(mcp, "browser_navigate", {"url": site + "form.html"})
     names = await mcp.wait_tools(lambda n: PAGE_TOOLS <= n)
-    assert mcp.changes > before
+    await mcp.wait_changes(before)
     assert not any("__" in n for n in names if n.startswith("browser_"))  # never a site tool name
     before = mcp.changes
     r = await ok(mcp, "browser_tab_close")
     assert "You have no tab open now" in text(r)
     names = await mcp.wait_tools(lambda n: "browser_snapshot" not in n)
-    assert mcp.changes > before
+    await mcp.wait_changes(before)
     assert {n for n in names if n.startswith("browser_")} == NO_PAGE_TOOLS
 
 

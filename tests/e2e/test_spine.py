@@ -57,13 +57,13 @@ async def test_register_and_unregister_send_list_changed(browser, mcp, site_url)
     before = mcp.changes
     await page.evaluate("window.addExtra()")
     await mcp.wait_tools(lambda n: f"{s}__extra" in n)
-    assert mcp.changes > before
+    await mcp.wait_changes(before)
     r = await mcp.call(f"{s}__extra")
     assert text(r) == "extra!"
     before = mcp.changes
     await page.evaluate("window.removeExtra()")
     await mcp.wait_tools(lambda n: f"{s}__extra" not in n)
-    assert mcp.changes > before
+    await mcp.wait_changes(before)
 
 
 async def test_2026_clients_get_changes_through_subscriptions(browser, sidecar_env, site_url):

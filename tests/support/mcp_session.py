@@ -89,6 +89,15 @@ class McpSession:
         with anyio.fail_after(timeout):
             await event.wait()
 
+    async def wait_changes(self, after: int, timeout: float = 15) -> None:
+        """Wait until more than `after` list_changed notifications have come. A tools/list can
+        show a change before its notification arrives (the list is served at once; the
+        notification goes out from the entry's notifier task), so a test that saw the new list
+        waits for the notification rather than asserting it is already there."""
+        with anyio.fail_after(timeout):
+            while self.changes <= after:
+                await self._changed.wait()
+
     async def wait_tools(self, pred: Callable[[set[str]], bool], timeout: float = 20) -> set[str]:
         """Wait until the tool names satisfy `pred` (re-listing on each change notification)."""
         with anyio.fail_after(timeout):
