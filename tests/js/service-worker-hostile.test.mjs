@@ -86,6 +86,13 @@ import { SITE_UPDATE_BURST, SITE_UPDATE_INTERVAL_MS, SITE_UPDATE_TOKEN_CHARS } f
 const heavyTools = (v, chars) => Array.from({ length: Math.ceil(chars / 4096) }, (_, i) => tool(`${v}_${i}`, { description: 'x'.repeat(4000) }));
 
 test('a flood of big updates is rate-limited per site, and the last state is always delivered', async (t) => {
+  // The worker's clock and timers are the test's: the limit is checked against the time that
+  // really passed for the worker, whatever the machine's load.
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
+  const advance = async (ms) => {
+    t.mock.timers.tick(ms);
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  };
   const { connectFrame, sendTools, fromHost, status } = hostileWorker(t);
   const flood = connectFrame(3, 0, 'https://flood.com/');
   const quiet = connectFrame(4, 0, 'https://quiet.com/');
@@ -95,10 +102,10 @@ test('a flood of big updates is rate-limited per site, and the last state is alw
   const allowed = () => Math.floor((SITE_UPDATE_BURST + (Date.now() - t0) / SITE_UPDATE_INTERVAL_MS) / cost) + 1;
   for (let i = 1; i <= 40; i++) {
     sendTools(flood, heavyTools(`v${i}`, 8 * SITE_UPDATE_TOKEN_CHARS));
-    await sleep(1); // every report gets its own flush
+    await advance(1); // every report gets its own flush
   }
   sendTools(quiet, [tool('q')]);
-  await tick();
+  await advance(1);
   const sent = siteTools(fromHost());
   assert.deepEqual(sent.filter((m) => m.site === 'quiet.com').map((m) => m.tools[0].name), ['q']); // not held by the flood
   const flooded = sent.filter((m) => m.site === 'flood.com');
@@ -107,12 +114,12 @@ test('a flood of big updates is rate-limited per site, and the last state is alw
   // The held state goes out once the site's turn comes.
   while (flooded.at(-1).tools[0].name !== 'v40_0') {
     assert.ok(Date.now() - t0 < 10_000, 'the final state never came');
-    await sleep(50);
+    await advance(25);
     flooded.push(...siteTools(fromHost()));
   }
   assert.ok(flooded.length <= allowed(), `${flooded.length} updates`);
   assert.equal(status().sites['flood.com'][0].name, 'v40_0');
-  await sleep(SITE_UPDATE_INTERVAL_MS * cost + 100);
+  await advance(SITE_UPDATE_INTERVAL_MS * cost + 100);
   assert.deepEqual(fromHost(), []); // nothing left over, no timer spinning
 });
 
