@@ -7,6 +7,12 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from webmcp_sidecar import paths
+
+if TYPE_CHECKING:  # pydantic is imported where a state is read: not at the host's start
+    from pydantic import BaseModel
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -40,3 +46,48 @@ def read_capped(path: Path, max_bytes: int, what: str, error: type[Exception]) -
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise error(f"{path}: not UTF-8 text (byte {e.start})") from None
+
+
+# --- a folder of documents, one `<name><suffix>` file each, with `state.json` beside them ------
+# (the skills and the chat-site adapters: what is switched off, what was verified)
+
+STATE_FILE = "state.json"
+_S = TypeVar("_S", bound="BaseModel")
+
+
+def listed(root: Path | None, suffix: str) -> list[Path]:
+    """The folder's `*<suffix>` files, sorted; none when it does not exist. Dot files (an editor's
+    or atomic_write's temporaries) are not documents."""
+    if root is None:
+        return []
+    try:
+        entries = sorted(root.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [p for p in entries if p.name.endswith(suffix) and not p.name.startswith(".")]
+
+
+def check_named(path: Path, suffix: str, name: str, kind: str, error: type[Exception]) -> None:
+    """`error` unless the document in `path` is named as its file is (`kind`: "skill")."""
+    expected = path.name.removesuffix(suffix)
+    if name != expected:
+        raise error(
+            f"{path}: the file is named {expected!r} but its {kind} is {name!r}: "
+            f"rename the file to {name}{suffix}."
+        )
+
+
+def read_state(root: Path, model: type[_S]) -> _S:
+    """The folder's state; the model's defaults when there is none or it cannot be read (all
+    on: better than a crash, and the next change writes a good one)."""
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate_json((root / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, ValidationError):
+        return model()
+
+
+def save_state(root: Path, state: BaseModel) -> None:
+    paths.ensure_private_dir(root)
+    atomic_write(root / STATE_FILE, state.model_dump_json(indent=2) + "\n")

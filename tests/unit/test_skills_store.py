@@ -10,7 +10,8 @@ import stat
 import pytest
 
 from webmcp_sidecar.skills.model import MAX_FILE_BYTES
-from webmcp_sidecar.skills.store import STATE_FILE, SkillError, SkillStore
+from webmcp_sidecar.skills.store import SkillError, SkillStore
+from webmcp_sidecar.textfiles import STATE_FILE
 
 from .test_skills_model import EXAMPLES, base
 

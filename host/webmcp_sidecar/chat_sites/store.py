@@ -20,10 +20,9 @@ from pydantic import BaseModel, Field, ValidationError
 from webmcp_sidecar import paths
 from webmcp_sidecar.chat_sites.model import FILE_SUFFIX, MAX_FILE_BYTES, NAME_PATTERN, ChatSite
 from webmcp_sidecar.skills.problems import TextProblems, load, validation_messages
-from webmcp_sidecar.textfiles import atomic_write, read_capped
+from webmcp_sidecar.textfiles import atomic_write, check_named, listed, read_capped, read_state, save_state
 
 BUILTIN = Path(__file__).parent / "builtin"
-STATE_FILE = "state.json"
 _NAME = re.compile(NAME_PATTERN)
 
 
@@ -82,9 +81,9 @@ class ChatSiteStore:
     def files(self) -> dict[str, tuple[Path, str]]:
         """name -> (file, origin); the user's files replace shipped ones of the same name."""
         out: dict[str, tuple[Path, str]] = {}
-        for p in _listed(self.builtin):
+        for p in listed(self.builtin, FILE_SUFFIX):
             out[p.name.removesuffix(FILE_SUFFIX)] = (p, "shipped")
-        for p in _listed(self.root):
+        for p in listed(self.root, FILE_SUFFIX):
             name = p.name.removesuffix(FILE_SUFFIX)
             out[name] = (p, "user (replaces shipped)" if name in out else "user")
         return dict(sorted(out.items()))
@@ -212,12 +211,7 @@ class ChatSiteStore:
 
     def _load(self, path: Path, text: str) -> ChatSite:
         site = self._parse(text, str(path))
-        expected = path.name.removesuffix(FILE_SUFFIX)
-        if site.name != expected:
-            raise ChatSiteError(
-                f"{path}: the file is named {expected!r} but its adapter is {site.name!r}: "
-                f"rename the file to {site.name}{FILE_SUFFIX}."
-            )
+        check_named(path, FILE_SUFFIX, site.name, "adapter", ChatSiteError)
         return site
 
     @staticmethod
@@ -228,16 +222,10 @@ class ChatSiteStore:
             raise ChatSiteError("\n".join(e.messages)) from None
 
     def _state(self) -> _State:
-        try:
-            return _State.model_validate_json((self.root / STATE_FILE).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return _State()
-        except (OSError, ValueError, ValidationError):
-            return _State()  # unreadable: all on, none verified; the next change writes a good one
+        return read_state(self.root, _State)
 
     def _save_state(self, state: _State) -> None:
-        paths.ensure_private_dir(self.root)
-        atomic_write(self.root / STATE_FILE, state.model_dump_json(indent=2) + "\n")
+        save_state(self.root, state)
 
 
 def _host_matches(pattern: str, host: str) -> bool:
@@ -249,16 +237,6 @@ def _host_matches(pattern: str, host: str) -> bool:
     if pname.startswith("*."):
         return name == pname[2:] or name.endswith(pname[1:])
     return name == pname
-
-
-def _listed(root: Path | None) -> builtins.list[Path]:
-    if root is None:
-        return []
-    try:
-        entries = sorted(root.iterdir())
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    return [p for p in entries if p.name.endswith(FILE_SUFFIX) and not p.name.startswith(".")]
 
 
 def read_file(path: Path) -> str:

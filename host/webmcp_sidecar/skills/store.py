@@ -14,14 +14,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from webmcp_sidecar import paths
 from webmcp_sidecar.skills.model import FILE_SUFFIX, MAX_FILE_BYTES, NAME_PATTERN, Skill
 from webmcp_sidecar.skills.problems import TextProblems, parse
-from webmcp_sidecar.textfiles import atomic_write, read_capped
+from webmcp_sidecar.textfiles import atomic_write, check_named, listed, read_capped, read_state, save_state
 
-STATE_FILE = "state.json"
 _NAME = re.compile(NAME_PATTERN)
 
 
@@ -186,11 +185,7 @@ class SkillStore:
     # --- files --------------------------------------------------------------------------------
 
     def _files(self) -> builtins.list[Path]:
-        try:
-            entries = sorted(self.root.iterdir())
-        except FileNotFoundError:
-            return []
-        return [p for p in entries if p.name.endswith(FILE_SUFFIX) and not p.name.startswith(".")]
+        return listed(self.root, FILE_SUFFIX)
 
     def _path(self, name: str, must_exist: bool = False) -> Path:
         if not isinstance(name, str) or not _NAME.match(name):
@@ -205,12 +200,7 @@ class SkillStore:
 
     def _load(self, path: Path) -> Skill:
         skill = self._parse(read_skill_file(path), str(path))
-        expected = path.name.removesuffix(FILE_SUFFIX)
-        if skill.name != expected:
-            raise SkillError(
-                f"{path}: the file is named {expected!r} but its skill is {skill.name!r}: "
-                f"rename the file to {skill.name}{FILE_SUFFIX}."
-            )
+        check_named(path, FILE_SUFFIX, skill.name, "skill", SkillError)
         return skill
 
     @staticmethod
@@ -225,19 +215,10 @@ class SkillStore:
         atomic_write(path, text)
 
     def _state(self) -> _State:
-        try:
-            raw = (self.root / STATE_FILE).read_text(encoding="utf-8")
-            return _State.model_validate_json(raw)
-        except FileNotFoundError:
-            return _State()
-        except (OSError, ValueError, ValidationError):
-            # A state file that cannot be read turns everything on: better than a crash, and
-            # the next change writes a good one.
-            return _State()
+        return read_state(self.root, _State)
 
     def _save_state(self, state: _State) -> None:
-        paths.ensure_private_dir(self.root)
-        atomic_write(self.root / STATE_FILE, state.model_dump_json(indent=2) + "\n")
+        save_state(self.root, state)
 
 
 def read_skill_file(path: Path) -> str:
