@@ -163,3 +163,18 @@ async def test_a_frame_that_leaves_the_site_is_not_read(browser, mcp, form_site,
     frame = page.frames[1]
     await frame.wait_for_url(other + "/nav-result.html?who=Cy&guests=3")
     assert "Table for 3 in the name of Cy." in await frame.inner_text("body")
+
+
+async def test_another_frames_navigation_during_a_call_is_not_the_calls(browser, mcp, form_site):
+    """A top-frame tool answers null (as a form without respondWith does) while an unrelated
+    same-origin iframe navigates: the call answers for itself, not from the iframe's next
+    document (native mode runs every call from the top frame, which hears each frame's
+    navigations)."""
+    page = await browser.open(form_site + "nav-stay.html")
+    s = slug(form_site)
+    await mcp.wait_tools(lambda n: f"{s}__move_side" in n)
+    r = await mcp.call(f"{s}__move_side")
+    said = text(r)
+    assert not r.is_error and "Table for 9" not in said and "Reservation received" not in said, said
+    await page.frames[1].wait_for_url("**/nav-result.html?who=Side&guests=9")  # it did navigate
+    assert page.url == form_site + "nav-stay.html"

@@ -79,6 +79,9 @@
     const mark = (/** @type {any} */ ev, /** @type {Window|null} */ frame) => {
       for (const call of calls()) {
         if (call.done || call.nav) continue;
+        // A sub-frame's navigation counts only for the call of a tool of that frame (native
+        // getTools() names each tool's window): an unrelated frame's is not the call's.
+        if (frame && call.window && call.window !== frame) continue;
         call.nav = ev;
         if (!frame) continue;
         const path = pathOf(frame);

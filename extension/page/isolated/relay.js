@@ -69,8 +69,9 @@
    * @typedef {{ok: true, value: string} | {ok: false, error: {code: string, message: string}}} Outcome
    * @typedef {{count: Record<string, number>, some: {name: string, why: string}[]}} Dropped
    * @typedef {{id: string, done: boolean, timer: any, local?: string, maxBytes: number,
-   *            abort: () => void, nav?: any}} Call
-   *   nav: the navigate event of a form submission that began during the call
+   *            abort: () => void, nav?: any, window?: any}} Call
+   *   nav: the navigate event of a form submission that began during the call;
+   *   window: native, the frame whose tool runs (its `window` in getTools())
    */
 
   /** @type {Tool[]} the frame's validated list */
@@ -305,6 +306,8 @@
       }
       const ac = new AbortController();
       call.abort = () => ac.abort();
+      // Another frame's navigation during the call is not this tool's (leaving.js).
+      if (rt.window && typeof rt.window === 'object') call.window = rt.window;
       const mark = nativeTools.errorMark();
       try {
         const value = await mc.executeTool(rt, args, { signal: ac.signal });
