@@ -132,7 +132,9 @@ def module_js() -> str:
     out.append(f"export const ERROR_TEXTS = Object.freeze({js(c.ERROR_TEXTS)});")
     out.append("")
     out.append("/** The browser tools (tools/browser_tools.py `TOOLS`): flags and argument schemas. */")
-    out.append(f"export const BROWSER_TOOLS = deepFreeze({json.dumps(browser_tools(), indent=2)});")
+    # One line per tool: the table stays readable without making this module hundreds of lines.
+    rows = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in browser_tools().items())
+    out.append(f"export const BROWSER_TOOLS = deepFreeze({{\n{rows},\n}});")
     out.append("")
     out.append("/** The side panel's number settings (agent/settings.py `Settings`): name -> bounds. */")
     out.append(f"export const SETTINGS_RANGES = deepFreeze({js(settings_ranges())});")
