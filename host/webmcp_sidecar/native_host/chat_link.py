@@ -24,7 +24,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from webmcp_sidecar.native_host.dir_watch import DirWatch
+from webmcp_sidecar.native_host.doc_feed import POLL_S, DocFeed
 from webmcp_sidecar.native_host.panel_requests import answer_panel, need
 from webmcp_sidecar.wire.codec import dumps
 from webmcp_sidecar.wire.constants import CHAT_SITES_PANEL_TYPES
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-POLL_S = 1.0
 MAX_RESULT_CHARS = 200_000  # what a chat site may get back of one server result
 
 
@@ -52,29 +51,28 @@ def servers_link() -> Any:
     return None
 
 
-class ChatLink:
+class ChatLink(DocFeed["ChatSiteStore"]):
+    what = "chat-site adapters"
+
     def __init__(self, host: Host, root: Path | None = None, poll_s: float = POLL_S) -> None:
-        self.host = host
-        self.root = root
-        self.poll_s = poll_s
-        self._store: ChatSiteStore | None = None
-        self._sent: bytes | None = None
-        self.watch = DirWatch(lambda: self.store().root, self.push, self.poll_s, "chat-site adapters")
+        super().__init__(host, root, poll_s)
         self._calls: set[asyncio.Task[None]] = set()
 
-    def store(self) -> ChatSiteStore:
-        if self._store is None:
-            from webmcp_sidecar.chat_sites.store import ChatSiteStore
+    def open_store(self, root: Path | None) -> ChatSiteStore:
+        from webmcp_sidecar.chat_sites.store import ChatSiteStore
 
-            self._store = ChatSiteStore(self.root)
-        return self._store
+        return ChatSiteStore(root)
+
+    def payload(self, docs: list[dict[str, Any]]) -> bytes:
+        from webmcp_sidecar.wire import messages as m
+
+        return dumps(m.ChatSites(sites=docs).model_dump())
+
+    def changed(self, docs: list[dict[str, Any]], first: bool) -> None:
+        if not first:  # a change, not the worker's first look: side panels see it too
+            self._panel_push()
 
     # --- the worker ----------------------------------------------------------------------------
-
-    def on_get(self, raw: dict[str, Any], payload: bytes) -> None:
-        self._sent = None  # the worker (re)connected: it has nothing
-        self.push()
-        self.watch.start()
 
     def on_verified(self, raw: dict[str, Any], payload: bytes) -> None:
         from webmcp_sidecar.wire import messages as m
@@ -152,24 +150,6 @@ class ChatLink:
 
         err = m.CallError.model_validate({"code": code, "message": message})
         self._send(m.ChatServerResult(id=call_id, ok=False, error=err))
-
-    def push(self) -> None:
-        """Sends the enabled adapters if they differ from what the worker has."""
-        from webmcp_sidecar.wire import messages as m
-
-        try:
-            self.watch.seen()
-            sites = self.store().effective()
-        except Exception as e:  # a broken store must not take the host down
-            log.error("chat-site adapters could not be loaded: %s", e)
-            sites = []
-        payload = dumps(m.ChatSites(sites=sites).model_dump())
-        if payload == self._sent:
-            return
-        if self._sent is not None:  # a change, not the worker's first look: side panels see it too
-            self._panel_push()
-        self._sent = payload
-        self.host.send_to_browser(payload)
 
     def _panel_push(self) -> None:
         """The adapters as `list` answers them, to every side panel: an `agent_chat_sites` whose

@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from webmcp_sidecar.native_host.dir_watch import DirWatch
+from webmcp_sidecar.native_host.doc_feed import DocFeed
 from webmcp_sidecar.native_host.panel_requests import answer_panel, need
 from webmcp_sidecar.wire.codec import dumps
 from webmcp_sidecar.wire.constants import SKILLS_PANEL_TYPES
@@ -26,30 +26,21 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-POLL_S = 1.0
+class SkillsLink(DocFeed["SkillStore"]):
+    what = "skills"
 
+    def open_store(self, root: Path | None) -> SkillStore:
+        from webmcp_sidecar.skills.store import SkillStore
 
-class SkillsLink:
-    def __init__(self, host: Host, root: Path | None = None, poll_s: float = POLL_S) -> None:
-        self.host = host
-        self.root = root
-        self.poll_s = poll_s
-        self._store: SkillStore | None = None
-        self._sent: bytes | None = None
-        self.watch = DirWatch(lambda: self.store().root, self.push, poll_s, "skills dir")
+        return SkillStore(root)
 
-    def store(self) -> SkillStore:
-        if self._store is None:
-            from webmcp_sidecar.skills.store import SkillStore
+    def payload(self, docs: list[dict[str, Any]]) -> bytes:
+        from webmcp_sidecar.wire import messages as m
 
-            self._store = SkillStore(self.root)
-        return self._store
+        return dumps(m.Skills(skills=docs).model_dump())
 
-    def on_get(self, raw: dict[str, Any], payload: bytes) -> None:
-        """The worker (re)connected: it has nothing, so it gets the list even if unchanged."""
-        self._sent = None
-        self.push()
-        self.watch.start()
+    def changed(self, docs: list[dict[str, Any]], first: bool) -> None:
+        log.info("sending %d skill(s) to the extension", len(docs))
 
     def on_panel(self, raw: dict[str, Any], payload: bytes) -> None:
         """A `panel_skills` request: one `agent_skills` answers it, whatever happens."""
@@ -91,23 +82,6 @@ class SkillsLink:
 
     def _reply(self, msg: Any) -> None:
         self.host.send_to_browser(dumps(msg.model_dump(exclude_none=True)))
-
-    def push(self) -> None:
-        """Sends the enabled skills if they differ from what the worker has."""
-        from webmcp_sidecar.wire import messages as m
-
-        try:
-            self.watch.seen()
-            skills = self.store().effective()
-        except Exception as e:  # a broken store must not take the host down
-            log.error("skills could not be loaded: %s", e)
-            skills = []
-        payload = dumps(m.Skills(skills=skills).model_dump())
-        if payload == self._sent:
-            return
-        self._sent = payload
-        self.host.send_to_browser(payload)
-        log.info("sent %d skill(s) to the extension", len(skills))
 
 
 def install(host: Host) -> None:
