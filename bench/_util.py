@@ -6,7 +6,7 @@ import contextlib
 import math
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,3 +147,15 @@ def stats_row(label: str, s: Stats | None) -> list[str]:
     if s is None:
         return [label, "-", "-", "-", "-", "-"]
     return [label, str(s.n), fmt(s.median), fmt(s.p90), fmt(s.p99), fmt(s.max)]
+
+
+def against(ref: str, rows: Sequence[tuple[str, Stats, Stats]], f: Callable[[float], str] = fmt) -> str:
+    """An A/B table: each row (label, new, base) with both medians and p99s and their ratios,
+    `ref` naming the base; `f` formats the milliseconds."""
+    out = [
+        [label, f(new.median), f(base.median), f"{new.median / base.median:.2f}",
+         f(new.p99), f(base.p99), f"{new.p99 / base.p99:.2f}"]
+        for label, new, base in rows
+    ]
+    header = ["", "median", f"{ref} median", "ratio", "p99", f"{ref} p99", "ratio"]
+    return table(f"Against {ref}", header, out)

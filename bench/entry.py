@@ -25,7 +25,7 @@ import warnings
 import anyio
 from tests.support.fake_browser import FakeBrowser
 
-from bench._util import Stats, TimedSession, sidecar_env, stats_row, table
+from bench._util import Stats, TimedSession, against, sidecar_env, stats_row, table
 from bench.chain import Series, cpu_seconds, interleave, timed_calls
 from bench.chain import entry_command as chain_entry_command
 
@@ -164,28 +164,12 @@ def report(rounds: list[dict[str, Stats]], cpu: list[dict[str, float]], args: ar
     labels = list(dict.fromkeys(name.split(": ")[0] for name in rounds[0])) if rounds else []
     if len(labels) > 1:
         ref = labels[0]
-        rows = []
+        pairs: list[tuple[str, Stats, Stats]] = []
         for k, r in enumerate(rounds, 1):
             for kind in ("tools/call add", "ping"):
                 base = r[f"{ref}: {kind}"]
-                for label in labels[1:]:
-                    new = r[f"{label}: {kind}"]
-                    rows.append(
-                        [
-                            f"round {k}: {kind}, {label}",
-                            f"{new.median:.3f}",
-                            f"{base.median:.3f}",
-                            f"{new.median / base.median:.2f}",
-                            f"{new.p99:.2f}",
-                            f"{base.p99:.2f}",
-                            f"{new.p99 / base.p99:.2f}",
-                        ]
-                    )
-        out.append(
-            table(
-                f"Against {ref}", ["", "median", f"{ref} median", "ratio", "p99", f"{ref} p99", "ratio"], rows
-            )
-        )
+                pairs += [(f"round {k}: {kind}, {b}", r[f"{b}: {kind}"], base) for b in labels[1:]]
+        out.append(against(ref, pairs, lambda x: f"{x:.3f}"))
     return "\n".join(out)
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench._util import Stats, fmt, stats_row, table
+from bench._util import Stats, against, fmt, stats_row, table
 from bench.chain import Series, cpu_seconds, interleave, timed_calls
 from webmcp_sidecar import EXTENSION_ID
 
@@ -236,31 +236,15 @@ def report(rounds: list[dict[str, Stats]], cpu: list[dict[str, float]], args: ar
         )
     labels = list(dict.fromkeys(name.split(": ")[0] for name in rounds[0])) if rounds else []
     if len(labels) > 1:
-        rows = []
+        pairs: list[tuple[str, Stats, Stats]] = []
         ref = labels[0]
         for k, r in enumerate(rounds, 1):
             for kind in ("call add", "5 MiB result"):
                 if f"{ref}: {kind}" not in r:
                     continue
                 base = r[f"{ref}: {kind}"]
-                for label in labels[1:]:
-                    new = r[f"{label}: {kind}"]
-                    rows.append(
-                        [
-                            f"round {k}: {kind}, {label}",
-                            fmt(new.median),
-                            fmt(base.median),
-                            f"{new.median / base.median:.2f}",
-                            fmt(new.p99),
-                            fmt(base.p99),
-                            f"{new.p99 / base.p99:.2f}",
-                        ]
-                    )
-        out.append(
-            table(
-                f"Against {ref}", ["", "median", f"{ref} median", "ratio", "p99", f"{ref} p99", "ratio"], rows
-            )
-        )
+                pairs += [(f"round {k}: {kind}, {b}", r[f"{b}: {kind}"], base) for b in labels[1:]]
+        out.append(against(ref, pairs))
     return "\n".join(out)
 
 
