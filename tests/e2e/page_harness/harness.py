@@ -137,6 +137,38 @@ def browser(p: Any, native: bool) -> Iterator[tuple[Any, Ext]]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@contextmanager
+def bare_native(p: Any) -> Iterator[Any]:
+    """Chromium with WebMCP and no extension at all: what the page sees without us."""
+    tmp = Path(tempfile.mkdtemp(prefix="webmcp-conformance-"))
+    try:
+        ctx = p.chromium.launch_persistent_context(
+            str(tmp / "profile"),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=[*LAUNCH_ARGS, "--enable-features=WebMCP"],
+        )
+        try:
+            yield ctx
+        finally:
+            ctx.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextmanager
+def three_modes() -> Iterator[dict[str, Any]]:
+    """The three browsers a page-level test compares: `native` (WebMCP, no extension: the
+    reference), `native_ext` (the same with our content scripts) and `polyfill` (no flag)."""
+    with (
+        driver() as p,
+        bare_native(p) as nat,
+        browser(p, True) as (nat_ext, _),
+        browser(p, False) as (poly, _),
+    ):
+        yield {"native": nat, "native_ext": nat_ext, "polyfill": poly}
+
+
 def wait_for(fn: Callable[[], Any], timeout: float = 5.0, what: str = "condition") -> Any:
     deadline = time.monotonic() + timeout
     while True:

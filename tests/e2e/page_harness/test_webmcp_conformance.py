@@ -10,39 +10,16 @@ cannot match, docs/ARCHITECTURE.md ("Polyfill vs Chromium") says so and no test 
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.page_harness.harness import CHROMIUM, LAUNCH_ARGS, MARKS, browser, driver, serve
+from tests.e2e.page_harness.harness import MARKS, serve, three_modes
 
 pytestmark = MARKS
 
 MODES = ["native", "native_ext", "polyfill"]
-
-
-@contextmanager
-def bare_native(p: Any) -> Iterator[Any]:
-    """Chromium with WebMCP and no extension at all: what the page sees without us."""
-    tmp = Path(tempfile.mkdtemp(prefix="webmcp-conformance-"))
-    try:
-        ctx = p.chromium.launch_persistent_context(
-            str(tmp / "profile"),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=[*LAUNCH_ARGS, "--enable-features=WebMCP"],
-        )
-        try:
-            yield ctx
-        finally:
-            ctx.close()
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -53,13 +30,8 @@ def origin() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def contexts() -> Iterator[dict[str, Any]]:
-    with (
-        driver() as p,
-        bare_native(p) as nat,
-        browser(p, True) as (nat_ext, _),
-        browser(p, False) as (poly, _),
-    ):
-        yield {"native": nat, "native_ext": nat_ext, "polyfill": poly}
+    with three_modes() as ctxs:
+        yield ctxs
 
 
 @pytest.fixture(params=MODES)

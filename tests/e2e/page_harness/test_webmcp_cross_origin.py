@@ -21,8 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.page_harness.harness import MARKS, browser, driver, serve
-from tests.e2e.page_harness.test_webmcp_conformance import bare_native
+from tests.e2e.page_harness.harness import MARKS, serve, three_modes
 
 pytestmark = MARKS
 
@@ -37,13 +36,8 @@ def origins() -> Iterator[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def contexts() -> Iterator[dict[str, Any]]:
-    with (
-        driver() as p,
-        bare_native(p) as nat,
-        browser(p, True) as (nat_ext, _),
-        browser(p, False) as (poly, _),
-    ):
-        yield {"native": nat, "native_ext": nat_ext, "polyfill": poly}
+    with three_modes() as ctxs:
+        yield ctxs
 
 
 SETUP = r"""async ([other, frames]) => {

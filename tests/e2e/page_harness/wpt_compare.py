@@ -31,8 +31,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.page_harness.harness import CHROMIUM, browser, driver
-from tests.e2e.page_harness.test_webmcp_conformance import bare_native
+from tests.e2e.page_harness.harness import CHROMIUM, bare_native, browser, driver
 
 MODES = ("native", "native_ext", "polyfill")
 TEST_STATUS = {0: "PASS", 1: "FAIL", 2: "TIMEOUT", 3: "NOTRUN", 4: "PRECONDITION_FAILED"}
