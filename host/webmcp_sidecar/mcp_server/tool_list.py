@@ -89,7 +89,7 @@ class ToolList:
         self._skipped: dict[tuple[str, str], str] = {}  # (site, tool) -> why, logged once
         self._wire: dict[str, bytes] = {}  # protocol version -> the tools/list result's JSON
         self._meta_wire: dict[str, bytes] = {}
-        self._browser_count = 0
+        self._browser: list[types.Tool] = []
 
     def rebuild(self, merged: dict[str, SiteEntry], browser_tools: list[types.Tool]) -> bool:
         """Recompute the list from the merged registry; True when clients must hear of it."""
@@ -121,7 +121,7 @@ class ToolList:
             _signature(browser_tools),
         )
         self._sites, self._skipped, self.tools, self.refs = sites, skipped, tools, refs
-        self._browser_count = len(browser_tools)
+        self._browser = browser_tools
         self._wire = {}
         changed = signature != self._signature
         self._signature = signature
@@ -139,7 +139,7 @@ class ToolList:
         if cached is None:
             parts = [_tools_wire(self._meta, version, self._meta_wire)]
             parts += [_tools_wire(part.tools, version, part.wire) for part in self._sites.values()]
-            parts.append(_tools_wire(self.tools[len(self.tools) - self._browser_count :], version, {}))
+            parts.append(_tools_wire(self._browser, version, {}))
             cached = b'{"tools":[' + b",".join(p for p in parts if p) + b"]}"
             self._wire[version] = cached
         return cached
