@@ -80,11 +80,13 @@ SW_BLOB = """async ([site, n]) => {
   const port = entry.port;
   const id = `bench-sw-${globalThis.benchSeq = (globalThis.benchSeq || 0) + 1}`;
   const t = performance.now();
+  const parts = [];  // a long result comes in pieces first (lib/result-parts.js)
   const msg = await new Promise((resolve) => {
     const on = (m) => {
+      if (m?.type === 'result_part' && m.id === id) parts.push(m.data);
       if (m?.type !== 'result' || m.id !== id) return;
       port.onMessage.removeListener(on);
-      resolve(m);
+      resolve({ ...m, value: parts.join('') + m.value });
     };
     port.onMessage.addListener(on);
     port.postMessage({ type: 'call', id, tool: 'blob', args: { n }, timeout_ms: 120000,

@@ -119,6 +119,7 @@ export function createRoutes(w) {
   const PAGE = table({
     tools: ['frame-ports.js', (frame, msg) => frames.report(frame, msg)],
     result: ['site-calls.js', (frame, msg) => siteCalls.answered(frame, msg)],
+    result_part: ['site-calls.js', (frame, msg) => siteCalls.part(frame, msg)],
   });
 
   /** Side panel -> worker (port `webmcp-panel`). `panel_*` stands for every `panel_` type. */

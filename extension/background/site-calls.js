@@ -16,6 +16,7 @@ import {
   notFoundMessage, timeoutMessage,
 } from '../lib/messages.js';
 import { TIMEOUT_GRACE_MS } from '../lib/protocol.js';
+import { addPart, joinParts } from '../lib/result-parts.js';
 import { cleanText } from '../lib/page-text.js';
 import { postToFrame } from './frame-ports.js';
 import { inPage } from './page-calls.js';
@@ -62,11 +63,13 @@ export class SiteCalls {
      * @type {Map<string, {port: chrome.runtime.Port, tabId: number, frameId: number, maxBytes: number,
      *   timer: ReturnType<typeof setTimeout>, mark?: {starts: number, loads: number},
      *   origin?: string, documentId?: string,
-     *   navigating?: boolean, following?: boolean, fallback?: any}>}
+     *   navigating?: boolean, following?: boolean, fallback?: any,
+     *   parts?: import('../lib/result-parts.js').Parts}>}
      *   origin, documentId: the browser's, of the document the call went to;
      *   mark: the tab's loads when the call went out; navigating: the frame began leaving its
      *   document by a form submission; following: waiting for the next document; fallback: the
-     *   old document's answer, if the navigation does not happen after all
+     *   old document's answer, if the navigation does not happen after all; parts: the pieces
+     *   of a long result so far (lib/result-parts.js)
      */
     this.pending = new Map();
   }
@@ -101,6 +104,15 @@ export class SiteCalls {
     this.focus.bring(tabId, windowId);
   }
 
+  /**
+   * A piece of a long result, before its `result`: only from the frame the call went to.
+   * @param {import('./frame-ports.js').Frame} frame @param {any} msg
+   */
+  part(frame, msg) {
+    const call = this.pending.get(msg.id);
+    if (call && call.port === frame.port) call.parts = addPart(call.parts, msg, call.maxBytes);
+  }
+
   /** @param {string} id @param {number} timeoutMs */
   timedOut(id, timeoutMs) {
     const call = this.pending.get(id);
@@ -125,6 +137,10 @@ export class SiteCalls {
   answered(frame, msg) {
     const call = this.pending.get(msg.id);
     if (!call || call.port !== frame.port) return;
+    if (typeof msg.ok === 'boolean') {
+      msg = joinParts(call.parts, msg, call.maxBytes);
+      delete call.parts;
+    }
     if (msg.navigating === true && call.mark && !call.following) {
       call.navigating = true;
       // With the old document's own words (no respondWith): the next document's answer is

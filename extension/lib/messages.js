@@ -92,8 +92,7 @@ export function frameResultToHost(id, raw, tabId, maxBytes) {
     if (typeof value !== 'string') value = value === undefined ? 'undefined' : JSON.stringify(value) ?? 'undefined';
     // A UTF-16 length over the cap means more bytes than the cap; exact count only near it.
     if (value.length > maxBytes || (value.length * 3 > maxBytes && new TextEncoder().encode(value).length > maxBytes)) {
-      return errorResult(id, 'too_large',
-        `The tool's result is larger than the ${maxBytes} bytes allowed for this call.`, tabId);
+      return errorResult(id, 'too_large', tooLargeMessage(maxBytes), tabId);
     }
     return { type: 'result', id, ok: true, value, tab_id: tabId };
   }
@@ -102,6 +101,11 @@ export function frameResultToHost(id, raw, tabId, maxBytes) {
   let message = typeof err.message === 'string' && err.message ? err.message : 'The tool failed without saying why.';
   if (message.length > MAX_MESSAGE_CHARS) message = `${message.slice(0, MAX_MESSAGE_CHARS)}…`;
   return errorResult(id, code, message, tabId);
+}
+
+/** @param {number} maxBytes */
+export function tooLargeMessage(maxBytes) {
+  return `The tool's result is larger than the ${maxBytes} bytes allowed for this call.`;
 }
 
 /** @param {string} site */

@@ -65,7 +65,11 @@ export function versionMismatch(extension, host) {
  * --- content script <-> service worker (port `webmcp-page`, one per frame) ---
  * @typedef {{type: 'tools', url: string, native: boolean, tools: Tool[],
  *   dropped?: import('./tools.js').Dropped}} FrameToolsMsg
- * @typedef {{type: 'result', id: string, ok: boolean, value?: string, error?: CallError}} FrameResultMsg
+ * @typedef {{type: 'result', id: string, ok: boolean, value?: string, error?: CallError,
+ *   navigating?: boolean, parts?: number}} FrameResultMsg
+ *   parts: how many `result_part`s came first; `value` is then the rest of the result
+ * @typedef {{type: 'result_part', id: string, seq: number, data: string}} FrameResultPartMsg
+ *   a piece of a long result (page/isolated/relay.js), in seq order from 0, before its `result`
  * @typedef {{type: 'call', id: string, tool: string, args: object, timeout_ms: number,
  *   max_bytes: number}} FrameCallMsg
  * @typedef {{type: 'cancel', id: string}} FrameCancelMsg

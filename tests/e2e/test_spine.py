@@ -172,6 +172,10 @@ async def test_result_over_1_mib_arrives_whole(browser, mcp, site_url):
     n = 3 * 1024 * 1024
     r = await mcp.call(f"{s}__big", {"n": n})
     assert not r.is_error and text(r) == "x" * n
+    # In parts from the content script (page/isolated/relay.js), each cut next to a surrogate
+    # pair: joined back exactly.
+    r = await mcp.call(f"{s}__big", {"n": 200_000, "ch": "\U0001f600a"})
+    assert not r.is_error and text(r) == "\U0001f600a" * 200_000
 
 
 async def test_results_over_the_cap_are_refused_clearly(browser, sidecar_env, site_url):

@@ -24,6 +24,7 @@
     PAGE_PORT_NAME: "webmcp-page",
     DEFAULT_TIMEOUT_MS: 60000,
     DEFAULT_MAX_BYTES: 16777216,
+    RESULT_PART_CHARS: 65536,
     ERROR_CODES: Object.freeze(["no_extension", "no_tab", "not_found", "invalid_args", "page_error", "timeout", "cancelled", "too_large", "tab_closed", "bad_request", "internal"]),
   });
 })();

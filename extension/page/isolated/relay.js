@@ -23,13 +23,13 @@
   const ns = /** @type {any} */ (globalThis).webmcpSidecar;
   const { canonicalJson } = ns.toolChecks;
   const { validate: validateList, isPlainObject } = ns.frameTools;
-  const { fail, success, messageOf, formatSeconds } = ns.outcomes;
+  const { fail, success, messageOf, formatSeconds, pieces } = ns.outcomes;
   const { watch: watchLeaving } = ns.leaving;
   const { allowedFrames, postGrants, listenForGrant, watch: watchFrames, exposingOrigins } = ns.framePolicy;
 
   const PAGE_EVENT = 'webmcp-sidecar:page'; // MAIN -> ISOLATED
   const EXT_EVENT = 'webmcp-sidecar:ext'; // ISOLATED -> MAIN
-  const { PAGE_PORT_NAME: PORT_NAME, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_BYTES } = ns.protocol;
+  const { PAGE_PORT_NAME: PORT_NAME, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_BYTES, RESULT_PART_CHARS } = ns.protocol;
   const MAX_PAGE_MESSAGE = 48 * 1024 * 1024; // a flood is read, then cut to the first tools
 
   /** @type {any} */
@@ -240,13 +240,19 @@
     if (call.local !== undefined) byLocal.delete(call.local);
     answered.add(call.id);
     if (answered.size > 4096) answered.delete(/** @type {string} */ (answered.values().next().value)); // the oldest: there is one
-    if (outcome.ok && noResponse && leaving(call)) {
-      send({ type: 'result', id: call.id, ok: true, value: outcome.value, navigating: true });
+    if (!outcome.ok) {
+      send({ type: 'result', id: call.id, ok: false, error: outcome.error });
       return;
     }
-    send(outcome.ok
-      ? { type: 'result', id: call.id, ok: true, value: outcome.value }
-      : { type: 'result', id: call.id, ok: false, error: outcome.error });
+    // A long value goes in parts, which the worker joins (lib/result-parts.js): Chromium carries
+    // many small messages much faster than one big one.
+    const rest = outcome.value.length > RESULT_PART_CHARS ? pieces(outcome.value, RESULT_PART_CHARS) : [outcome.value];
+    const value = /** @type {string} */ (rest.pop());
+    rest.forEach((data, seq) => send({ type: 'result_part', id: call.id, seq, data }));
+    const parts = rest.length ? { parts: rest.length } : {};
+    send(noResponse && leaving(call)
+      ? { type: 'result', id: call.id, ok: true, value, ...parts, navigating: true }
+      : { type: 'result', id: call.id, ok: true, value, ...parts });
   }
 
   // A form that navigates: background/site-calls.js follows it to the next document (leaving.js).

@@ -35,6 +35,11 @@ BROWSER_TO_HOST_SPLIT = 32 * MiB
 MAX_SOCKET_FRAME = 256 * MiB
 # The largest message either side joins back from chunks.
 MAX_REASSEMBLED = 256 * MiB
+# A result longer than this (UTF-16 units) goes from the content script to the worker in
+# parts of this size (`result_part`, then the `result` with the rest): Chromium's extension
+# messaging overlaps small messages across its processes, where one 5 MiB message takes about
+# three times as long (bench/README.md, "Large result").
+RESULT_PART_CHARS = 64 * 1024
 
 # --- what a page may put into the chain (the extension cuts, the host checks again) ---------
 # Nesting of objects/arrays in one tool's inputSchema, outputSchema or annotations; the value

@@ -158,6 +158,7 @@ def isolated_js() -> str:
         f"    PAGE_PORT_NAME: {js(c.PAGE_PORT_NAME)},\n"
         f"    DEFAULT_TIMEOUT_MS: {js(c.DEFAULT_TIMEOUT_MS)},\n"
         f"    DEFAULT_MAX_BYTES: {js(c.DEFAULT_MAX_BYTES)},\n"
+        f"    RESULT_PART_CHARS: {js(c.RESULT_PART_CHARS)},\n"
         f"    ERROR_CODES: Object.freeze({js(list(c.ERROR_CODES))}),\n"
         "  });\n"
         "})();\n"

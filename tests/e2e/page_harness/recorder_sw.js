@@ -14,7 +14,19 @@ chrome.runtime.onConnect.addListener((port) => {
   const info = { pid, name: port.name, url: s.url, frameId: s.frameId, tabId: s.tab && s.tab.id };
   self.ports.set(pid, { port, info });
   self.log.push({ ev: 'connect', ...info, t: Date.now() });
+  /** A long result's pieces by call id (page/isolated/relay.js), joined into its `result`. */
+  const parts = new Map();
   port.onMessage.addListener((m) => {
+    if (m && m.type === 'result_part') {
+      parts.set(m.id, [...(parts.get(m.id) ?? []), m]);
+      return;
+    }
+    if (m && m.type === 'result' && parts.has(m.id)) {
+      const got = parts.get(m.id);
+      parts.delete(m.id);
+      const inOrder = got.every((p, i) => p.seq === i && typeof p.data === 'string');
+      m = { ...m, value: inOrder ? got.map((p) => p.data).join('') + m.value : null, partsSeen: got.length };
+    }
     self.log.push({ ev: 'msg', pid, url: info.url, frameId: info.frameId, m, t: Date.now() });
     if (m && m.type === 'result' && waiters.has(m.id)) {
       const w = waiters.get(m.id);

@@ -305,6 +305,11 @@ def test_call_paths(any_mode: Mode, origins: tuple[str, str]) -> None:
     assert r["ok"] is True and r["value"] == "é" * 100  # 200 bytes: fits exactly
     r = ext.call(pid, "big", {"n": 101, "ch": "é"}, max_bytes=200)
     assert r["error"]["code"] == "too_large"
+    # Longer than a part (RESULT_PART_CHARS, 65,536 units): two pieces first, then the result
+    # with the rest; the first cut would fall inside a surrogate pair and moves back by one.
+    r = ext.call(pid, "big", {"n": 50_000, "ch": "\U0001f600a"})
+    assert (r["ok"], r["parts"], r["partsSeen"]) == (True, 2, 2)
+    assert r["value"] == "\U0001f600a" * 50_000
 
     r = ext.sw.evaluate(
         "([pid]) => self.call(pid, {type:'call', id:'bad-args', tool:'add', args:[1,2]})", [pid]
