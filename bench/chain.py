@@ -461,14 +461,16 @@ async def run_mode(mode: str, url: str, args: argparse.Namespace) -> ModeResult:
                 blob = await mcp.tool_name(site, "blob")
                 say(f"[{mode}] round trip ...")
                 await round_trip(res, page, mcp, add, url, args)
-                say(f"[{mode}] propagation ...")
-                await propagation(res, page, mcp, args.propagation)
+                if args.propagation:
+                    say(f"[{mode}] propagation ...")
+                    await propagation(res, page, mcp, args.propagation)
                 if args.hops:
                     say(f"[{mode}] hops ...")
                     worker = await browser.worker()
                     await hops(res, page, worker, mcp, add, url, str(socket_dir()), args)
-                say(f"[{mode}] large result ...")
-                await large_result(res, mcp, blob, args.large_calls)
+                if args.large_calls:
+                    say(f"[{mode}] large result ...")
+                    await large_result(res, mcp, blob, args.large_calls)
             say(f"[{mode}] throughput ...")
             await throughput(res, env, site, args.clients, args.per_client)
     return res
