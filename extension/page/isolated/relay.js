@@ -3,7 +3,8 @@
 // Relays between the page's tools and the service worker over a `webmcp-page` port
 // (docs/ARCHITECTURE.md, "content script <-> service worker"). It trusts nothing the page says:
 // names, sizes and counts are checked here before anything is forwarded, and the page is only
-// ever handed its own tools' inputs.
+// ever handed its own tools' inputs. This file holds the port, the frame's tool list and the
+// channel to the MAIN world; the calls themselves are calls.js's.
 //
 // - Native WebMCP: `document.modelContext` is visible in this world too, so tools are listed and
 //   executed directly; only the top frame reports (Chromium's getTools() there already includes
@@ -23,13 +24,11 @@
   const ns = /** @type {any} */ (globalThis).webmcpSidecar;
   const { canonicalJson } = ns.toolChecks;
   const { validate: validateList, isPlainObject } = ns.frameTools;
-  const { fail, success, messageOf, formatSeconds, pieces } = ns.outcomes;
-  const { watch: watchLeaving } = ns.leaving;
   const { allowedFrames, postGrants, listenForGrant, watch: watchFrames, exposingOrigins } = ns.framePolicy;
 
   const PAGE_EVENT = 'webmcp-sidecar:page'; // MAIN -> ISOLATED
   const EXT_EVENT = 'webmcp-sidecar:ext'; // ISOLATED -> MAIN
-  const { PAGE_PORT_NAME: PORT_NAME, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_BYTES, RESULT_PART_CHARS } = ns.protocol;
+  const { PAGE_PORT_NAME: PORT_NAME } = ns.protocol;
   const MAX_PAGE_MESSAGE = 48 * 1024 * 1024; // a flood is read, then cut to the first tools
 
   /** @type {any} */
@@ -66,12 +65,7 @@
    * @typedef {{name: string, title?: string, description: string, inputSchema?: object,
    *            annotations?: Record<string, boolean|string>, source: string, origin?: string,
    *            exposedTo?: string[]}} Tool
-   * @typedef {{ok: true, value: string} | {ok: false, error: {code: string, message: string}}} Outcome
    * @typedef {{count: Record<string, number>, some: {name: string, why: string}[]}} Dropped
-   * @typedef {{id: string, done: boolean, timer: any, local?: string, maxBytes: number,
-   *            abort: () => void, nav?: any, window?: any}} Call
-   *   nav: the navigate event of a form submission that began during the call;
-   *   window: native, the frame whose tool runs (its `window` in getTools())
    */
 
   /** @type {Tool[]} the frame's validated list */
@@ -93,13 +87,6 @@
   let reconnectTimer = 0;
   /** @type {Map<string, any>} native: RegisteredTool objects by name (executeTool needs them) */
   let registered = new Map();
-  /** @type {Map<string, Call>} calls in flight, by the service worker's id */
-  const pending = new Map();
-  /** @type {Map<string, Call>} polyfill: the same calls by the id the page sees */
-  const byLocal = new Map();
-  /** @type {Set<string>} ids already answered, so that each id gets one reply ever */
-  const answered = new Set();
-  let localSeq = 0;
 
   // ---- the port to the service worker ------------------------------------------------------
 
@@ -130,7 +117,7 @@
       void chrome.runtime.lastError;
       if (port !== p) return;
       port = null;
-      dropCalls();
+      calls.drop();
       if (!chrome.runtime?.id) {
         dead = true;
         return;
@@ -146,7 +133,7 @@
   function disconnect() {
     const p = port;
     port = null;
-    dropCalls();
+    calls.drop();
     try {
       p?.disconnect();
     } catch {
@@ -217,138 +204,12 @@
   /** @param {any} msg */
   function onPortMessage(msg) {
     if (!msg || typeof msg !== 'object') return;
-    if (msg.type === 'call') startCall(msg);
-    else if (msg.type === 'cancel') cancelCall(msg.id);
+    if (msg.type === 'call') calls.start(msg);
+    else if (msg.type === 'cancel') calls.cancel(msg.id);
     else if (msg.type === 'sync') {
       sentCanon = null;
       flush();
     }
-  }
-
-  // ---- calls ---------------------------------------------------------------------------
-
-  /**
-   * @param {Call} call @param {Outcome} outcome
-   * @param {boolean} [noResponse] a form submitted without respondWith: when its submission is
-   *   taking this document away, the worker answers from the next one (`navigating`)
-   */
-  function finish(call, outcome, noResponse = false) {
-    if (call.done) return;
-    call.done = true;
-    clearTimeout(call.timer);
-    pending.delete(call.id);
-    if (call.local !== undefined) byLocal.delete(call.local);
-    answered.add(call.id);
-    if (answered.size > 4096) answered.delete(/** @type {string} */ (answered.values().next().value)); // the oldest: there is one
-    if (!outcome.ok) {
-      send({ type: 'result', id: call.id, ok: false, error: outcome.error });
-      return;
-    }
-    // A long value goes in parts, which the worker joins (lib/result-parts.js): Chromium carries
-    // many small messages much faster than one big one.
-    const rest = outcome.value.length > RESULT_PART_CHARS ? pieces(outcome.value, RESULT_PART_CHARS) : [outcome.value];
-    const value = /** @type {string} */ (rest.pop());
-    rest.forEach((data, seq) => send({ type: 'result_part', id: call.id, seq, data }));
-    const parts = rest.length ? { parts: rest.length } : {};
-    send(noResponse && leaving(call)
-      ? { type: 'result', id: call.id, ok: true, value, ...parts, navigating: true }
-      : { type: 'result', id: call.id, ok: true, value, ...parts });
-  }
-
-  // A form that navigates: background/site-calls.js follows it to the next document (leaving.js).
-  const leaving = watchLeaving(() => pending.values(), (msg) => send(msg));
-
-  /** Aborts the calls in flight without replying: their port is gone. */
-  function dropCalls() {
-    for (const call of [...pending.values()]) {
-      call.done = true;
-      clearTimeout(call.timer);
-      try {
-        call.abort();
-      } catch {
-        /* nothing to abort */
-      }
-    }
-    pending.clear();
-    byLocal.clear();
-  }
-
-  /** @param {any} msg */
-  async function startCall(msg) {
-    const id = msg.id;
-    if (typeof id !== 'string' || !id || pending.has(id) || answered.has(id)) return;
-    const timeoutMs = Number.isFinite(msg.timeout_ms) && msg.timeout_ms > 0 ? msg.timeout_ms : DEFAULT_TIMEOUT_MS;
-    const maxBytes = Number.isFinite(msg.max_bytes) && msg.max_bytes > 0 ? msg.max_bytes : DEFAULT_MAX_BYTES;
-    /** @type {Call} */
-    const call = { id, done: false, timer: 0, maxBytes, abort: () => {} };
-    pending.set(id, call);
-    call.timer = setTimeout(() => {
-      call.abort();
-      finish(call, fail('timeout', `The page did not answer within ${formatSeconds(timeoutMs)} s.`));
-    }, timeoutMs);
-
-    const name = msg.tool;
-    let args = msg.args;
-    if (args === undefined || args === null) args = {};
-    if (!isPlainObject(args)) {
-      finish(call, fail('invalid_args', 'The arguments must be a JSON object.'));
-      return;
-    }
-    if (typeof name !== 'string') {
-      finish(call, fail('not_found', 'The call names no tool.'));
-      return;
-    }
-
-    if (native) {
-      let rt = registered.get(name);
-      if (!rt) {
-        await refreshNative(); // registered a moment ago, before toolchange reached us?
-        rt = registered.get(name);
-      }
-      if (call.done) return;
-      if (!rt) {
-        finish(call, fail('not_found', `This page has no tool named "${name}" now.`));
-        return;
-      }
-      const ac = new AbortController();
-      call.abort = () => ac.abort();
-      // Another frame's navigation during the call is not this tool's (leaving.js).
-      if (rt.window && typeof rt.window === 'object') call.window = rt.window;
-      const mark = nativeTools.errorMark();
-      try {
-        const value = await mc.executeTool(rt, args, { signal: ac.signal });
-        // null: what Chromium 156 gives for a form submitted without respondWith (or whose
-        // submission navigates: it drops respondWith then).
-        finish(call, success(value, maxBytes), value === null || value === 'null');
-      } catch (e) {
-        // Chromium hides what the tool threw behind an UnknownError; the MAIN world reported
-        // the real message as it went by (page/main/native.js).
-        const seen = nativeTools.errorSince(name, mark);
-        const masked = e instanceof DOMException && e.name === 'UnknownError';
-        finish(call, fail('page_error', messageOf(masked && seen !== null ? seen : e)));
-      }
-      return;
-    }
-
-    if (!current.some((t) => t.name === name)) {
-      finish(call, fail('not_found', `This page has no tool named "${name}" now.`));
-      return;
-    }
-    // The page sees a per-frame counter, never the ids of the extension or the host.
-    const local = String(++localSeq);
-    call.local = local;
-    byLocal.set(local, call);
-    call.abort = () => toPage({ type: 'cancel', id: local });
-    toPage({ type: 'call', id: local, name, args });
-  }
-
-  /** @param {unknown} id */
-  function cancelCall(id) {
-    if (typeof id !== 'string') return;
-    const call = pending.get(id);
-    if (!call) return;
-    call.abort();
-    finish(call, fail('cancelled', 'The call was cancelled.'));
   }
 
   // ---- native mode: getTools() read again on changes, Chromium's hidden errors (native-tools.js)
@@ -361,6 +222,15 @@
     },
   });
   const refreshNative = () => nativeTools.refresh();
+
+  // ---- calls (calls.js) ----------------------------------------------------------------------
+
+  // Made before the pagehide listener below: leaving.js's, which it adds, must run first.
+  const calls = ns.calls.create({
+    native, mc, nativeTools, send, toPage,
+    hasTool: (/** @type {string} */ name) => current.some((t) => t.name === name),
+    nativeTool: (/** @type {string} */ name) => registered.get(name),
+  });
 
   // ---- polyfill mode: the channel to the MAIN world (page/main/bridge.js) -------------------------------------------
 
@@ -388,17 +258,9 @@
       case 'tools':
         update(validateList(msg.tools, false));
         break;
-      case 'result': {
-        const call = typeof msg.id === 'string' ? byLocal.get(msg.id) : undefined;
-        if (!call) return;
-        if (msg.ok === true) {
-          if (typeof msg.value !== 'string') finish(call, fail('page_error', 'The page returned an invalid result.'));
-          else finish(call, success(msg.value, call.maxBytes), msg.noResponse === true);
-        } else {
-          finish(call, fail('page_error', messageOf(typeof msg.error === 'string' ? msg.error : '')));
-        }
+      case 'result':
+        calls.pageResult(msg);
         break;
-      }
     }
   }
 
