@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from webmcp_sidecar.native_host import app
+from webmcp_sidecar.native_host import entries
 from webmcp_sidecar.native_host.app import Host
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import dumps
@@ -91,7 +91,7 @@ async def test_a_hello_with_a_wrong_token_is_refused(tcp: TcpHost, token: str) -
 
 
 async def test_a_silent_connection_is_dropped(tcp: TcpHost, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(app, "HELLO_TIMEOUT", 0.2)
+    monkeypatch.setattr(entries, "HELLO_TIMEOUT", 0.2)
     reader, _writer = await tcp.link()
     assert await closed(reader)
 
