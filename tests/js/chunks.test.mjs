@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  splitIntoChunks, Reassembler, ChunkError, utf8Length, frameBytesBound, jsonStringBytesBound,
+  sliceIntoChunks, splitIntoChunks, Reassembler, ChunkError, utf8Length, frameBytesBound, jsonStringBytesBound,
 } from '../../extension/lib/chunks.js';
 
 const bytes = (s) => Buffer.byteLength(s, 'utf8');
@@ -193,4 +193,16 @@ test('reassembler: reset forgets partial messages', () => {
   r.reset();
   assert.equal(r.pending, 0);
   assert.equal(r.push({ cid: 'b', seq: 0, last: true, data: '1234567890' }), '1234567890');
+});
+
+test('sliceIntoChunks: pieces of at most n units, never a pair cut in two, joined back exactly', () => {
+  const text = '😀ab'.repeat(1000); // 4 units each
+  for (const n of [2, 3, 5, 64]) {
+    const chunks = sliceIntoChunks(text, 'r1', n);
+    assert.equal(chunks.map((c) => c.data).join(''), text);
+    assert.ok(chunks.every((c, seq) => c.type === 'chunk' && c.cid === 'r1' && c.seq === seq && c.data.length <= n));
+    assert.ok(chunks.every((c) => c.data.isWellFormed()), `n=${n}`);
+    assert.deepEqual(chunks.map((c) => c.last), chunks.map((_, i) => i === chunks.length - 1));
+  }
+  assert.deepEqual(sliceIntoChunks('', 'e', 4), [{ type: 'chunk', cid: 'e', seq: 0, last: true, data: '' }]);
 });

@@ -211,3 +211,30 @@ async def test_a_deep_tool_is_dropped_and_its_site_keeps_the_rest(browser, tmp_p
     assert late.welcome["notices"] == {"b.test": "cut"}
     e.close()
     late.close()
+
+
+async def test_a_long_result_in_chunks_reaches_its_entry_whole_and_bad_chunks_cost_only_themselves(
+    browser, tmp_path
+):
+    # The worker sends a result over 64 Ki characters as `chunk`s of its JSON text
+    # (extension/background/native-link.js); the host joins them and routes the whole by its id.
+    e = await RawEntry.connect()
+    call_id = e.welcome["conn"] + ".1"
+    e.send({"type": "call", "id": call_id, "site": "a.test", "tool": "add", "args": {}})
+    assert (await browser.expect("call"))["id"] == call_id
+    value = "\U0001f600\"<a>\\" * 40_000
+    text = json.dumps({"type": "result", "id": call_id, "ok": True, "value": value, "tab_id": 3})
+    pieces = [text[i : i + 65_536] for i in range(0, len(text), 65_536)]
+    assert len(pieces) > 2
+    # Malformed or out-of-order pieces of other messages are dropped and logged, nothing more.
+    browser.send({"type": "chunk", "cid": "bad", "seq": "0", "last": False, "data": "{"})
+    browser.send({"type": "chunk", "cid": "late", "seq": 1, "last": True, "data": "}"})
+    for seq, data in enumerate(pieces):
+        browser.send({"type": "chunk", "cid": "sw1", "seq": seq, "last": seq == len(pieces) - 1,
+                      "data": data})
+    r = await e.recv("result")
+    assert (r["id"], r["ok"], r["value"], r["tab_id"]) == (call_id, True, value, 3)
+    log = await host_log(tmp_path, "malformed chunk", "arrived before chunk 0")
+    assert "malformed chunk 0 of 'bad'" in log and "chunk 1 of 'late' arrived before chunk 0" in log
+    browser.send({"type": "ping", "id": "after"})
+    assert (await browser.expect("pong"))["id"] == "after"
