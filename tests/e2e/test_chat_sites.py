@@ -411,6 +411,38 @@ async def test_side_panel_view_and_a_local_mcp_server(browser, sidecar_env, sse)
 
 
 @pytest.mark.skipif(not EVERYTHING.exists(), reason="npm dev dependencies not installed (npm ci)")
+@pytest.mark.parametrize("kind", ["blob", "arraybuffer"])
+async def test_an_xhr_answer_that_is_not_text_is_read_once_loaded(
+    browser, sidecar_env, tmp_path, ndjson, kind
+):
+    # A page that sets XMLHttpRequest.responseType: responseText throws, so the hook reads the
+    # whole `response` at loadend (page/chat/hook.js) and the call in it is caught all the same.
+    await asyncio.to_thread(add_server, sidecar_env)
+    add_adapter(sidecar_env, tmp_path, ndjson)
+    page, tab = await open_chat(browser, ndjson, f"xhr-{kind}.html")
+    await enable(browser, page, tab, keys=("mcp:everything/get-sum",))
+    ndjson.replies.append(Reply(f"Adding. {sum_call(4, 5)}", pieces=6))
+    await say(ndjson, page, "What is 4 + 5?")
+    assert ndjson.requests[0]["messages"][-1]["content"].startswith(BLOCK_HEAD)
+    await click(browser, page, tab, "[data-act=run]")
+    has_result = "() => window.replica.draft.includes('[tool_result get-sum]')"
+    await until(lambda: page.evaluate(has_result), "the server's result in the input box", tries=300)
+    assert "The sum of 4 and 5 is 9." in await draft(page)
+    assert await page.evaluate("() => document.documentElement.dataset.xhrType") == kind
+    # The answers were read from the responses, not only from the page's DOM (the fallback that
+    # caught calls before): a round trip read well marks the adapter verified.
+    await page.click("#send")
+    await until(lambda: page.evaluate("() => document.body.dataset.answers === '2'"), "the final answer")
+
+    async def verified() -> list[dict[str, Any]]:
+        listed = json.loads(cli(sidecar_env, "list", "--json").stdout)
+        return [i for i in listed if i["name"] == "replica-ndjson" and i["verified"]]
+
+    infos = await until(verified, "replica-ndjson verified")
+    assert infos[0]["verified"]["host"] == ndjson.url.split("/")[2]
+
+
+@pytest.mark.skipif(not EVERYTHING.exists(), reason="npm dev dependencies not installed (npm ci)")
 async def test_xhr_replica_round_trip_with_a_local_mcp_server(browser, sidecar_env, tmp_path, ndjson):
     # The NDJSON replica's page that talks XMLHttpRequest: its answer is read from responseText
     # as it grows (onprogress), and the hook reads it the same way.

@@ -4,7 +4,8 @@
 // For each fetch and XMLHttpRequest it asks the isolated side, in one synchronous event, whether
 // this is the adapter's request and what its body should be (the isolated side adds the
 // instruction block), and for the requests it watches it copies the response: a fetch's body is
-// teed (the page reads its own stream as before), an XHR's text is read as it grows (`progress`);
+// teed (the page reads its own stream as before), an XHR's text is read as it grows (`progress`),
+// or once it is loaded when the page asked for another `responseType` (json, arraybuffer, blob);
 // the copy goes to the isolated side as text, chunk by chunk. The page can see and
 // spoof all of this; it is the chat site's own traffic either way.
 (() => {
@@ -99,6 +100,24 @@
   const open0 = XHR.prototype.open;
   const send0 = XHR.prototype.send;
   const textOf = Object.getOwnPropertyDescriptor(XHR.prototype, 'responseText')?.get;
+  const typeOf = Object.getOwnPropertyDescriptor(XHR.prototype, 'responseType')?.get;
+  const responseOf = Object.getOwnPropertyDescriptor(XHR.prototype, 'response')?.get;
+  const blobText = w.Blob?.prototype?.text;
+
+  /**
+   * The whole text of a loaded response that is not text (`responseType` json, arraybuffer or
+   * blob: responseText throws for those), or null.
+   * @param {XMLHttpRequest} xhr @returns {Promise<string|null>}
+   */
+  async function wholeText(xhr) {
+    const type = typeOf ? typeOf.call(xhr) : xhr.responseType;
+    const r = responseOf ? responseOf.call(xhr) : xhr.response;
+    if (r === null || r === undefined) return null;
+    if (type === 'json') return stringify(r) ?? null;
+    if (type === 'arraybuffer') return new Decoder0('utf-8').decode(r);
+    if (type === 'blob' && blobText) return await blobText.call(r);
+    return null; // a document: no chat answer comes as one
+  }
   /** @type {WeakMap<object, {url: string, method: string}>} */
   const opened = new WeakMap();
 
@@ -129,8 +148,16 @@
       }
     };
     listen.call(xhr, 'progress', flush);
-    listen.call(xhr, 'loadend', () => {
+    listen.call(xhr, 'loadend', async () => {
       flush();
+      if (!seen && xhr.status !== 0) {
+        try {
+          const text = await wholeText(xhr);
+          if (typeof text === 'string' && text) tell({ type: 'chunk', id, text });
+        } catch {
+          /* not readable: the answer is not watched */
+        }
+      }
       tell({ type: 'end', id, broken: xhr.status === 0 });
     });
     return send0.call(xhr, typeof got.body === 'string' && text !== null ? got.body : body);

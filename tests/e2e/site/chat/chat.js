@@ -2,7 +2,8 @@
 // and renders the streamed answer, as chat websites do. It reads its own formats and `other`.
 // The <html> element says how it behaves, as different real sites do:
 // - data-transport: `fetch` (a streamed body) or `xhr` (XMLHttpRequest, the answer read from
-//   `responseText` as it grows, in `onprogress`);
+//   `responseText` as it grows, in `onprogress`; with data-xhr-type `arraybuffer` or `blob`, read
+//   whole from `response` once loaded, as sites that ask for bytes do);
 // - data-input: `plain` (a textarea whose DOM value is the message), `react` (a controlled
 //   textarea: the message is the page's own state, updated only from `input` events the way
 //   React's onChange is, with React's value tracker; the DOM is rendered from that state a moment
@@ -12,7 +13,7 @@
 // - data-trusted="only": the send button and Enter answer only trusted (user) events, as a site
 //   guarding against scripts may.
 // `window.replica.draft` is the message as the page would send it, for the tests.
-const { transport = 'fetch', input: inputKind = 'plain', trusted = '' } = document.documentElement.dataset;
+const { transport = 'fetch', input: inputKind = 'plain', trusted = '', xhrType = '' } = document.documentElement.dataset;
 const ignored = (e) => trusted === 'only' && !e.isTrusted;
 const input = document.getElementById('input');
 const sendButton = document.getElementById('send');
@@ -130,6 +131,16 @@ function viaXhr(body) {
     };
     xhr.open('POST', 'api/chat');
     xhr.setRequestHeader('Content-Type', 'application/json');
+    if (xhrType) {
+      xhr.responseType = xhrType;
+      xhr.onload = async () => {
+        view.push(xhrType === 'blob' ? await xhr.response.text() : new TextDecoder().decode(xhr.response));
+        resolve(view.full);
+      };
+      xhr.onerror = () => reject(new Error('the chat request failed'));
+      xhr.send(body);
+      return;
+    }
     xhr.onprogress = more;
     xhr.onload = () => { more(); resolve(view.full); };
     xhr.onerror = () => reject(new Error('the chat request failed'));
