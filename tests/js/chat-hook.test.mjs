@@ -1,7 +1,8 @@
 // The chat page's MAIN-world hook (extension/page/chat/hook.js) on XMLHttpRequest, in a fake
 // window: the isolated side is asked about each request, a watched one's body is the isolated
 // side's (the instruction block added) and its text goes over chunk by chunk as it grows, then
-// `end`; a request the isolated side does not watch is sent as written and not read.
+// `end`; a request the isolated side does not watch is sent as written and not read; a response
+// that is not text (json, arraybuffer, blob) goes over whole once loaded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -32,7 +33,7 @@ class FakeXHR extends EventTarget {
 function page(decide) {
   const win = new EventTarget();
   // A class per page: the hook patches its prototype.
-  Object.assign(win, { fetch: async () => { throw new Error('unused'); }, XMLHttpRequest: class extends FakeXHR {}, CustomEvent, Response, TextDecoder, Request });
+  Object.assign(win, { fetch: async () => { throw new Error('unused'); }, XMLHttpRequest: class extends FakeXHR {}, CustomEvent, Response, TextDecoder, Request, Blob });
   const told = [];
   win.addEventListener('webmcp-sidecar:chat-page', (e) => {
     const msg = JSON.parse(e.detail);
@@ -69,4 +70,29 @@ test('an XHR not watched is sent as written and not read; a second hook does not
   await new Promise((r) => setTimeout(r, 20));
   assert.deepEqual(FakeXHR.sent, [null]);
   assert.deepEqual(told.map((m) => [m.type, m.method, m.url]), [['request', 'GET', 'https://other.test/x']]);
+});
+
+test('an XHR whose responseType is json, arraybuffer or blob: its whole answer once loaded, then end', async () => {
+  const answer = 'data: {"a":"é"}\n\n';
+  const responses = {
+    json: () => ({ a: 'é' }),
+    arraybuffer: () => new TextEncoder().encode(answer).buffer,
+    blob: () => new Blob([answer]),
+    document: () => ({ nodeType: 9 }),
+  };
+  for (const [type, make] of Object.entries(responses)) {
+    const { win, told } = page(() => ({ watch: true }));
+    // responseText throws for these types, as in browsers; `response` is the object.
+    Object.defineProperty(win.XMLHttpRequest.prototype, 'responseText', { get() { throw new Error('InvalidStateError'); } });
+    const xhr = new win.XMLHttpRequest();
+    xhr.responseType = type;
+    Object.defineProperty(xhr, 'response', { get: make });
+    xhr.open('POST', '/api/chat');
+    xhr.send('{}');
+    await until(() => told.some((m) => m.type === 'end'));
+    const chunks = told.filter((m) => m.type === 'chunk').map((m) => m.text);
+    const want = { json: ['{"a":"é"}'], arraybuffer: [answer], blob: [answer], document: [] }[type];
+    assert.deepEqual(chunks, want, type);
+    assert.deepEqual(told.at(-1), { type: 'end', id: 1, broken: false }, type);
+  }
 });
