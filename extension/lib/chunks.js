@@ -6,6 +6,7 @@
 // \uXXXX), so the byte counts here are an upper bound for either serialiser.
 
 import { REASSEMBLY_MAX } from './protocol.js';
+import { textPieces } from './tools.js';
 
 /** Room for a frame's fields besides `data`, on top of their exact size. */
 const FRAME_SLACK = 64;
@@ -128,14 +129,7 @@ export function splitIntoChunks(text, cid, maxFrameBytes) {
  * @returns {import('./protocol.js').ChunkMsg[]}
  */
 export function sliceIntoChunks(text, cid, chars) {
-  const parts = [];
-  for (let i = 0; i < text.length; ) {
-    let end = Math.min(i + chars, text.length);
-    if (end < text.length && isHigh(text.charCodeAt(end - 1))) end--;
-    parts.push(text.slice(i, end));
-    i = end;
-  }
-  if (!parts.length) parts.push('');
+  const parts = textPieces(text, chars);
   return parts.map((data, seq) => ({ type: 'chunk', cid, seq, last: seq === parts.length - 1, data }));
 }
 

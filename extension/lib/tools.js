@@ -14,6 +14,8 @@ import '../page/isolated/tool-checks.js';
 const checks = /** @type {any} */ (globalThis).webmcpSidecar.toolChecks;
 
 export { MAX_TOOLS_PER_FRAME };
+/** @type {(text: string, size: number) => string[]} tool-checks.js: never a surrogate pair cut in two */
+export const textPieces = checks.textPieces;
 // The spec's hints, then MCP's that older pages still send: all typed bool|None on the host.
 const KNOWN_HINTS = [
   'readOnlyHint', 'consequentialHint', 'untrustedContentHint', 'destructiveHint', 'idempotentHint', 'openWorldHint',

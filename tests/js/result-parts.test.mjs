@@ -1,6 +1,6 @@
 // A long result travels from the content script to the worker in pieces (`result_part`s, then
-// the `result` with the rest): the content script's cut (page/isolated/outcomes.js `pieces`,
-// used by relay.js), the worker's join (lib/result-parts.js), and the worker's routes for them,
+// the `result` with the rest): the content script's cut (page/isolated/tool-checks.js
+// `textPieces`, used by calls.js), the worker's join (lib/result-parts.js), and the worker's routes for them,
 // against a content script that sends them wrong.
 
 import { test } from 'node:test';
@@ -14,25 +14,25 @@ import { startWorker, tick, tool } from './fake-chrome.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The isolated world's outcomes.js (and what it needs), run in a vm. */
-function outcomes() {
+/** The isolated world's limits and tool-checks.js (the cut calls.js uses), run in a vm. */
+function isolated() {
   const world = vm.createContext({});
-  for (const f of ['generated-limits.js', 'tool-checks.js', 'outcomes.js']) {
+  for (const f of ['generated-limits.js', 'tool-checks.js']) {
     vm.runInContext(readFileSync(path.join(REPO, 'extension/page/isolated', f), 'utf8'), world, { filename: f });
   }
   return vm.runInContext('webmcpSidecar', world);
 }
 
 test('pieces: at most `size` units each, joined back exactly, never a surrogate pair cut in two', () => {
-  const { outcomes: o, protocol } = outcomes();
+  const { toolChecks: o, protocol } = isolated();
   assert.equal(protocol.RESULT_PART_CHARS, 64 * 1024);
-  assert.deepEqual([...o.pieces('abcdefg', 3)], ['abc', 'def', 'g']);
-  assert.deepEqual([...o.pieces('abcdef', 3)], ['abc', 'def']);
-  assert.deepEqual([...o.pieces('', 3)], ['']);
+  assert.deepEqual([...o.textPieces('abcdefg', 3)], ['abc', 'def', 'g']);
+  assert.deepEqual([...o.textPieces('abcdef', 3)], ['abc', 'def']);
+  assert.deepEqual([...o.textPieces('', 3)], ['']);
   // '😀' is two units: a cut that would fall between them moves back by one.
-  assert.deepEqual([...o.pieces('ab😀cd', 3)], ['ab', '😀c', 'd']);
+  assert.deepEqual([...o.textPieces('ab😀cd', 3)], ['ab', '😀c', 'd']);
   const text = '😀a'.repeat(50_000); // 150,000 units: the first cut at 65,536 falls inside a pair
-  const parts = [...o.pieces(text, protocol.RESULT_PART_CHARS)];
+  const parts = [...o.textPieces(text, protocol.RESULT_PART_CHARS)];
   assert.equal(parts.join(''), text);
   assert.ok(parts.length === 3 && parts.every((p) => p.length <= protocol.RESULT_PART_CHARS));
   assert.equal(parts[0].length, 65_535);

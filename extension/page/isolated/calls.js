@@ -9,7 +9,8 @@
   const ns = /** @type {any} */ (globalThis).webmcpSidecar;
   if (!ns || ns.calls) return;
   const { isPlainObject } = ns.frameTools;
-  const { fail, success, messageOf, formatSeconds, pieces } = ns.outcomes;
+  const { fail, success, messageOf, formatSeconds } = ns.outcomes;
+  const { textPieces } = ns.toolChecks;
   const { watch: watchLeaving } = ns.leaving;
   const { DEFAULT_TIMEOUT_MS, DEFAULT_MAX_BYTES, RESULT_PART_CHARS } = ns.protocol;
 
@@ -58,7 +59,7 @@
       }
       // A long value goes in parts, which the worker joins (lib/result-parts.js): Chromium carries
       // many small messages much faster than one big one.
-      const rest = outcome.value.length > RESULT_PART_CHARS ? pieces(outcome.value, RESULT_PART_CHARS) : [outcome.value];
+      const rest = outcome.value.length > RESULT_PART_CHARS ? textPieces(outcome.value, RESULT_PART_CHARS) : [outcome.value];
       const value = /** @type {string} */ (rest.pop());
       rest.forEach((data, seq) => send({ type: 'result_part', id: call.id, seq, data }));
       const parts = rest.length ? { parts: rest.length } : {};

@@ -1,6 +1,6 @@
 // WebMCP Sidecar, ISOLATED world: what a call answers. A result as text within the call's
 // max_bytes, or an error code (the protocol's list) with plain words; a page's error message is
-// trimmed and capped, never empty. Long results leave in pieces (`pieces`, relay.js).
+// trimmed and capped, never empty.
 (() => {
   'use strict';
 
@@ -66,22 +66,5 @@
     return { ok: true, value: s };
   }
 
-  /**
-   * `text` in pieces of at most `size` UTF-16 units (size >= 2), never cutting a surrogate pair
-   * in two: each piece is then well-formed for any serializer on the way.
-   * @param {string} text @param {number} size @returns {string[]}
-   */
-  function pieces(text, size) {
-    const out = [];
-    for (let i = 0; i < text.length; ) {
-      let end = Math.min(i + size, text.length);
-      const c = text.charCodeAt(end - 1);
-      if (end < text.length && c >= 0xd800 && c <= 0xdbff) end--;
-      out.push(text.slice(i, end));
-      i = end;
-    }
-    return out.length ? out : [''];
-  }
-
-  ns.outcomes = Object.freeze({ fail, success, messageOf, formatBytes, formatSeconds, pieces });
+  ns.outcomes = Object.freeze({ fail, success, messageOf, formatBytes, formatSeconds });
 })();

@@ -1,6 +1,6 @@
 // Checks on the tool data a page hands over, written once for the isolated-world content script
 // (page/isolated/validate.js) and lib/tools.js, which imports this classic script for its side
-// effect (`webmcpSidecar.toolChecks`): UTF-8 sizes, the depth and size walk of a schema,
+// effect (`webmcpSidecar.toolChecks`): UTF-8 sizes, text cut into pieces, the depth and size walk of a schema,
 // canonical JSON for diffing tool lists, and the report of what was dropped.
 (() => {
   'use strict';
@@ -23,6 +23,23 @@
       } else n += 2;
     }
     return n;
+  }
+
+  /**
+   * `text` in pieces of at most `size` UTF-16 units (size >= 2), never cutting a surrogate pair
+   * in two: each piece is then well-formed for any serializer on the way.
+   * @param {string} text @param {number} size @returns {string[]}
+   */
+  function textPieces(text, size) {
+    const out = [];
+    for (let i = 0; i < text.length; ) {
+      let end = Math.min(i + size, text.length);
+      const c = text.charCodeAt(end - 1);
+      if (end < text.length && c >= 0xd800 && c <= 0xdbff) end--;
+      out.push(text.slice(i, end));
+      i = end;
+    }
+    return out.length ? out : [''];
   }
 
   /**
@@ -90,5 +107,5 @@
     if (d.some.length < MAX_DROP_EXAMPLES) d.some.push({ name: typeof name === 'string' ? name.slice(0, 128) : '', why });
   }
 
-  ns.toolChecks = Object.freeze({ utf8Length, checkJson, canonicalJson, MAX_DROP_EXAMPLES, noDrops, addDrop });
+  ns.toolChecks = Object.freeze({ utf8Length, textPieces, checkJson, canonicalJson, MAX_DROP_EXAMPLES, noDrops, addDrop });
 })();
