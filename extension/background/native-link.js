@@ -3,32 +3,19 @@
 // What a message means is not this module's business: routes.js decides that.
 
 import { Backoff } from '../lib/backoff.js';
-import { frameBytesBound, jsonStringBytesBound, Reassembler, sliceIntoChunks, splitIntoChunks } from '../lib/chunks.js';
+import { frameBytesBound, Reassembler, sliceIntoChunks, splitIntoChunks } from '../lib/chunks.js';
 import { explainNativeError } from '../lib/native-errors.js';
 import { BROWSER_TO_HOST_SPLIT, HOST_NAME, PROTOCOL_VERSION, versionMismatch } from '../lib/protocol.js';
 
 /** A port open this long counts as working even if the host said nothing, and resets the backoff. */
 const STABLE_MS = 5_000;
-/** Room for everything in a result besides `value` (error messages are capped). */
-const RESULT_SLACK = 64 * 1024;
 /**
  * A result longer than this goes to the host in chunks of this many UTF-16 units: Chromium's
  * native messaging takes a 5 MiB message in ~60 ms, the same in 64 KiB pieces in ~30
- * (bench/README.md, "A long result in parts").
+ * (bench/README.md, "A long result in parts"). Either way every frame is far below the
+ * browser->host limit (a unit takes at most 6 bytes escaped; error messages are capped).
  */
 const RESULT_CHUNK_CHARS = 64 * 1024;
-
-/** Whether a message surely fits one frame, judged without encoding it. */
-function fitsOneFrame(msg) {
-  if (msg.type === 'result') {
-    const len = msg.value?.length ?? 0;
-    if (len * 6 + RESULT_SLACK <= BROWSER_TO_HOST_SPLIT) return true; // 6 bytes a char at worst
-    if (len + RESULT_SLACK > BROWSER_TO_HOST_SPLIT) return false;
-    return jsonStringBytesBound(msg.value) + RESULT_SLACK <= BROWSER_TO_HOST_SPLIT;
-  }
-  // Tool lists are bounded by the content script, but a page controls their size.
-  return msg.type !== 'registry' && msg.type !== 'site_tools';
-}
 
 export class NativeLink {
   /**
@@ -136,11 +123,10 @@ export class NativeLink {
   }
 
   /**
-   * Sends a message to the host; false when there is no host. Results (the hot path) go
-   * straight to postMessage, which encodes them once: their size is bounded from `value`
-   * alone; a long one goes in 64 Ki-unit chunks, which Chromium carries faster. Only another
-   * message that may be near the browser->host limit is encoded here, to be split into chunks
-   * if it is over.
+   * Sends a message to the host; false when there is no host. A result (the hot path) goes
+   * straight to postMessage, which encodes it once, or, when long, in 64 Ki-unit chunks. Only
+   * a tool list, whose size a page controls, is encoded here, to be split into chunks if it is
+   * over the browser->host limit.
    * @param {any} msg
    */
   send(msg) {
@@ -153,7 +139,7 @@ export class NativeLink {
         }
         return true;
       }
-      if (!fitsOneFrame(msg)) {
+      if (msg.type === 'registry' || msg.type === 'site_tools') {
         const text = JSON.stringify(msg);
         if (frameBytesBound(text) > BROWSER_TO_HOST_SPLIT) {
           for (const chunk of splitIntoChunks(text, `sw${++this.chunkCounter}`, BROWSER_TO_HOST_SPLIT)) {

@@ -30,27 +30,6 @@ function escapedCost(c) {
   return 3;
 }
 
-/** Printable ASCII that no serialiser escapes: a string of only these costs its length. */
-const PLAIN = /^[\x20\x21\x23-\x3b\x3d-\x5b\x5d-\x7e]*$/;
-
-/**
- * Upper bound of the bytes a string takes as a JSON string value, quotes included.
- * Plain ASCII (e.g. base64 screenshots) is checked by a regex, far faster than the loop.
- * @param {string} s
- */
-export function jsonStringBytesBound(s) {
-  if (PLAIN.test(s)) return s.length + 2;
-  let n = 2;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (isHigh(c) && i + 1 < s.length && isLow(s.charCodeAt(i + 1))) {
-      n += 4;
-      i++;
-    } else n += escapedCost(c);
-  }
-  return n;
-}
-
 /**
  * Exact UTF-8 length of a string (a lone surrogate counts as U+FFFD, 3 bytes).
  * @param {string} s

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  sliceIntoChunks, splitIntoChunks, Reassembler, ChunkError, utf8Length, frameBytesBound, jsonStringBytesBound,
+  sliceIntoChunks, splitIntoChunks, Reassembler, ChunkError, utf8Length, frameBytesBound,
 } from '../../extension/lib/chunks.js';
 
 const bytes = (s) => Buffer.byteLength(s, 'utf8');
@@ -96,15 +96,6 @@ test('utf8Length and frameBytesBound', () => {
     const text = JSON.stringify({ v: s });
     for (const size of frameSizes(JSON.parse(text))) assert.ok(frameBytesBound(text) >= size);
   }
-});
-
-test('jsonStringBytesBound bounds both serialisers, exactly for plain ASCII', () => {
-  for (const s of [...Object.values(SAMPLES), '\ud800 lone', '']) {
-    for (const size of frameSizes(s)) assert.ok(jsonStringBytesBound(s) >= size, JSON.stringify(s.slice(0, 20)));
-  }
-  const b64 = Buffer.alloc(3000, 9).toString('base64');
-  assert.equal(jsonStringBytesBound(b64), b64.length + 2);
-  assert.equal(jsonStringBytesBound('a<b'), 2 + 1 + 6 + 1);
 });
 
 test('a 10 MB message splits into frames of at most 4 MiB, quickly', () => {
