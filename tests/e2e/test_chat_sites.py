@@ -139,12 +139,23 @@ async def click(browser: Browser, page: Page, tab: int, selector: str) -> None:
     await page.mouse.click(found[0]["x"], found[0]["y"])
 
 
-async def open_chat(browser: Browser, replica: Replica, page_name: str = "") -> tuple[Page, int]:
-    """The replica's chat page (its own kind's, or another of tests/e2e/site/chat/), with the toolbar."""
-    page = await browser.open(replica.url + page_name)
+async def open_chat(browser: Browser, replica: Replica, query: str = "") -> tuple[Page, int]:
+    """The replica's chat page, set up by `query` (tests/e2e/site/chat/chat.js), with the toolbar."""
+    page = await browser.open(replica.url + query)
     tab = await tab_of(browser, page.url)
     await until(lambda: ui(browser, tab, "[data-act=enable]"), "the toolbar on the chat page")
     return page, tab
+
+
+async def verified_adapter(env: dict[str, str], name: str) -> dict[str, Any]:
+    """The store's entry of adapter `name` once it is marked verified (a whole round trip read
+    well on its site)."""
+
+    async def verified() -> list[dict[str, Any]]:
+        listed = json.loads(cli(env, "list", "--json").stdout)
+        return [i for i in listed if i["name"] == name and i["verified"]]
+
+    return (await until(verified, f"{name} verified"))[0]
 
 
 async def check(browser: Browser, page: Page, tab: int, selector: str, what: str, tries: int = 150) -> None:
@@ -258,12 +269,8 @@ async def test_sse_replica_round_trip_run(browser, sidecar_env, tmp_path, site_u
     assert "Final answer: the tool said" in await page.locator(".answer").last.inner_text()
 
     # A whole round trip read well: the adapter is verified.
-    async def verified() -> list[dict[str, Any]]:
-        listed = json.loads(cli(sidecar_env, "list", "--json").stdout)
-        return [i for i in listed if i["name"] == "replica-sse" and i["verified"]]
-
-    infos = await until(verified, "replica-sse verified")
-    assert infos[0]["verified"]["host"] == sse.url.split("/")[2]
+    info = await verified_adapter(sidecar_env, "replica-sse")
+    assert info["verified"]["host"] == sse.url.split("/")[2]
 
 
 async def test_ndjson_replica_malformed_deny_and_dom_fallback(
@@ -419,7 +426,7 @@ async def test_an_xhr_answer_that_is_not_text_is_read_once_loaded(
     # whole `response` at loadend (page/chat/hook.js) and the call in it is caught all the same.
     await asyncio.to_thread(add_server, sidecar_env)
     add_adapter(sidecar_env, tmp_path, ndjson)
-    page, tab = await open_chat(browser, ndjson, f"xhr-{kind}.html")
+    page, tab = await open_chat(browser, ndjson, f"?transport=xhr&xhr-type={kind}")
     await enable(browser, page, tab, keys=("mcp:everything/get-sum",))
     ndjson.replies.append(Reply(f"Adding. {sum_call(4, 5)}", pieces=6))
     await say(ndjson, page, "What is 4 + 5?")
@@ -433,13 +440,8 @@ async def test_an_xhr_answer_that_is_not_text_is_read_once_loaded(
     # caught calls before): a round trip read well marks the adapter verified.
     await page.click("#send")
     await until(lambda: page.evaluate("() => document.body.dataset.answers === '2'"), "the final answer")
-
-    async def verified() -> list[dict[str, Any]]:
-        listed = json.loads(cli(sidecar_env, "list", "--json").stdout)
-        return [i for i in listed if i["name"] == "replica-ndjson" and i["verified"]]
-
-    infos = await until(verified, "replica-ndjson verified")
-    assert infos[0]["verified"]["host"] == ndjson.url.split("/")[2]
+    info = await verified_adapter(sidecar_env, "replica-ndjson")
+    assert info["verified"]["host"] == ndjson.url.split("/")[2]
 
 
 @pytest.mark.skipif(not EVERYTHING.exists(), reason="npm dev dependencies not installed (npm ci)")
@@ -448,7 +450,7 @@ async def test_xhr_replica_round_trip_with_a_local_mcp_server(browser, sidecar_e
     # as it grows (onprogress), and the hook reads it the same way.
     await asyncio.to_thread(add_server, sidecar_env)
     host = add_adapter(sidecar_env, tmp_path, ndjson)
-    page, tab = await open_chat(browser, ndjson, "xhr.html")
+    page, tab = await open_chat(browser, ndjson, "?transport=xhr")
     await enable(browser, page, tab, keys=("mcp:everything/get-sum",))
 
     ndjson.replies.append(Reply(f"Adding. {sum_call(2, 3)}", pieces=12))
@@ -495,7 +497,7 @@ async def test_result_sent_through_an_editor_that_keeps_its_own_state(
     # page's state, or the second request would not carry it.
     add_adapter(sidecar_env, tmp_path, sse)
     tools, tools_host = await tools_page(browser, site_url)
-    page, tab = await open_chat(browser, sse, f"{editor}.html")
+    page, tab = await open_chat(browser, sse, f"?input={editor}")
     await enable(browser, page, tab, tools_host, auto_send=True, auto_run=True)
 
     sse.replies.append(Reply(f"Let me add those. {CALL}"))
@@ -524,7 +526,7 @@ async def test_a_site_that_takes_only_trusted_sends_leaves_it_to_the_user(
     # result stays in the box for the user's own click (docs/CHAT_SITES.md).
     add_adapter(sidecar_env, tmp_path, sse)
     tools, tools_host = await tools_page(browser, site_url)
-    page, tab = await open_chat(browser, sse, "trusted.html")
+    page, tab = await open_chat(browser, sse, "?trusted=only")
     await enable(browser, page, tab, tools_host, auto_send=True, auto_run=True)
     sse.replies.append(Reply(f"Let me add those. {CALL}"))
     await say(sse, page, "What is 2 + 3?")

@@ -85,8 +85,9 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        if self.path in ("/", "/index.html"):
-            self.path = f"/{self.replica.kind}.html"
+        path, sep, query = self.path.partition("?")
+        if path in ("/", "/index.html"):  # the one page; its query string sets it up (chat.js)
+            self.path = "/chat.html" + sep + query
         super().do_GET()
 
     def do_POST(self) -> None:

@@ -1,20 +1,30 @@
-// A replica chat page (tests/support/chat_replica.py): posts the whole conversation to api/chat
-// and renders the streamed answer, as chat websites do. It reads its own formats and `other`.
-// The <html> element says how it behaves, as different real sites do:
-// - data-transport: `fetch` (a streamed body) or `xhr` (XMLHttpRequest, the answer read from
-//   `responseText` as it grows, in `onprogress`; with data-xhr-type `arraybuffer` or `blob`, read
+// A replica chat page (tests/support/chat_replica.py, chat.html): posts the whole conversation to
+// api/chat and renders the streamed answer, as chat websites do. It reads its own formats and
+// `other`. The query string says how it behaves, as different real sites do (copied onto the
+// <html> element's data-*, so a test can read it back):
+// - transport: `fetch` (a streamed body) or `xhr` (XMLHttpRequest, the answer read from
+//   `responseText` as it grows, in `onprogress`; with xhr-type `arraybuffer` or `blob`, read
 //   whole from `response` once loaded, as sites that ask for bytes do);
-// - data-input: `plain` (a textarea whose DOM value is the message), `react` (a controlled
+// - input: `plain` (a textarea whose DOM value is the message), `react` (a controlled
 //   textarea: the message is the page's own state, updated only from `input` events the way
 //   React's onChange is, with React's value tracker; the DOM is rendered from that state a moment
 //   later and the send button is disabled while it is empty), or `editable` (a contenteditable
 //   editor whose model is updated from `input` events, as ProseMirror-, Lexical- and Quill-like
 //   editors keep their own document; sending sends the model, not the DOM);
-// - data-trusted="only": the send button and Enter answer only trusted (user) events, as a site
+// - trusted=only: the send button and Enter answer only trusted (user) events, as a site
 //   guarding against scripts may.
 // `window.replica.draft` is the message as the page would send it, for the tests.
-const { transport = 'fetch', input: inputKind = 'plain', trusted = '', xhrType = '' } = document.documentElement.dataset;
+const settings = document.documentElement.dataset;
+for (const [key, value] of new URLSearchParams(location.search)) {
+  settings[key.replace(/-(\w)/g, (_, c) => c.toUpperCase())] = value;
+}
+const { transport = 'fetch', input: inputKind = 'plain', trusted = '', xhrType = '' } = settings;
 const ignored = (e) => trusted === 'only' && !e.isTrusted;
+if (inputKind === 'editable') {
+  const editor = Object.assign(document.createElement('div'), { id: 'input', contentEditable: 'true' });
+  editor.setAttribute('role', 'textbox');
+  document.getElementById('input').replaceWith(editor);
+}
 const input = document.getElementById('input');
 const sendButton = document.getElementById('send');
 const log = document.getElementById('log');
