@@ -25,12 +25,15 @@ export class NativeLink {
    *   onOpen: () => void,
    *   onDown: () => void,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
+   *   fast?: import('./fast-link.js').FastLink,
    * }} opts
    *   onMessage: every message from the host (chunks included: routes.js joins them with join());
-   *   onOpen: a port just opened (send the greeting); onDown: it closed (stop the work for it)
+   *   onOpen: a port just opened (send the greeting); onDown: it closed (stop the work for it);
+   *   fast: the fast link (fast-link.js), which results take while it is open
    */
-  constructor({ chrome, onMessage, onOpen, onDown, log }) {
+  constructor({ chrome, onMessage, onOpen, onDown, log, fast }) {
     this.chrome = chrome;
+    this.fast = fast ?? null;
     this.onMessage = onMessage;
     this.onOpen = onOpen;
     this.onDown = onDown;
@@ -104,6 +107,7 @@ export class NativeLink {
   /** @param {string|undefined} message chrome.runtime.lastError.message, if any */
   down(message) {
     this.port = null;
+    this.fast?.close(); // its host is gone with the port
     this.connected = false;
     this.mismatch = null;
     if (this.stableTimer) clearTimeout(this.stableTimer);
@@ -123,19 +127,24 @@ export class NativeLink {
   }
 
   /**
-   * Sends a message to the host; false when there is no host. A result (the hot path) goes
-   * straight to postMessage, which encodes it once, or, when long, in 64 Ki-unit chunks. Only
-   * a tool list, whose size a page controls, is encoded here, to be split into chunks if it is
-   * over the browser->host limit.
+   * Sends a message to the host; false when there is no host. A result (the hot path) takes the
+   * fast link while it is open, else the native port, whole (postMessage encodes it once) or,
+   * when long, in 64 Ki-unit chunks, all on the one way. Only a tool list, whose size a page
+   * controls, is encoded here, to be split into chunks if it is over the browser->host limit.
    * @param {any} msg
    */
   send(msg) {
     const port = this.port;
     if (!port) return false;
     try {
-      if (msg.type === 'result' && (msg.value?.length ?? 0) > RESULT_CHUNK_CHARS) {
-        for (const chunk of sliceIntoChunks(JSON.stringify(msg), `sw${++this.chunkCounter}`, RESULT_CHUNK_CHARS)) {
-          port.postMessage(chunk);
+      if (msg.type === 'result') {
+        const out = this.fast?.isOpen() ? this.fast : port;
+        if ((msg.value?.length ?? 0) > RESULT_CHUNK_CHARS) {
+          for (const chunk of sliceIntoChunks(JSON.stringify(msg), `sw${++this.chunkCounter}`, RESULT_CHUNK_CHARS)) {
+            out.postMessage(chunk);
+          }
+        } else {
+          out.postMessage(msg);
         }
         return true;
       }
@@ -188,12 +197,14 @@ export class NativeLink {
       lastError: this.lastError,
       hint: this.hint,
       retryInMs: !this.port && this.reconnectTimer ? Math.max(0, this.retryAt - Date.now()) : null,
+      fastLink: this.fast?.state() ?? 'closed',
     };
   }
 
   /** No more reconnects or timers (tests drop a worker this way; Chrome just ends it). */
   stop() {
     this.stopped = true;
+    this.fast?.close();
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     if (this.stableTimer) clearTimeout(this.stableTimer);
     this.reconnectTimer = null;

@@ -12,6 +12,7 @@ globalThis.sidecar = {
   status: worker.status,
   framePorts: worker.framePorts,
   pending: worker.pending,
+  fastLink: worker.fastLink,
   connect: worker.connect,
   browserTools: worker.browserTools,
   routes: worker.routes,

@@ -8,6 +8,7 @@ import { PROTOCOL_VERSION } from '../lib/protocol.js';
 import { Registry } from '../lib/registry.js';
 import { installBrowserTools } from './browser-tools.js';
 import { FramePorts } from './frame-ports.js';
+import { FastLink } from './fast-link.js';
 import { NativeLink } from './native-link.js';
 import { installOpenTabs } from './open-tabs.js';
 import { openUrl } from './open-url.js';
@@ -37,8 +38,10 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   /** @param {'debug'|'info'|'warning'|'error'} level @param {string} message */
   const log = (level, message) => send({ type: 'log', level, message: message.slice(0, 4000) });
 
+  // Host messages from the fast link are routed as the native port's are (routes.js).
+  const fast = new FastLink({ onMessage: (raw) => routes.fromHost(raw), log });
   const link = new NativeLink({
-    chrome, log, onMessage: (raw) => routes.fromHost(raw), onOpen: greet, onDown: () => siteCalls.dropAll(),
+    chrome, log, fast, onMessage: (raw) => routes.fromHost(raw), onOpen: greet, onDown: () => siteCalls.dropAll(),
   });
   const updates = new SiteUpdates({ registry, send, log, linked: () => link.port !== null });
   const frames = new FramePorts({
@@ -142,6 +145,7 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
     registry, status, connect, browserTools, routes, panel, openTabs, skills, chatSites,
     framePorts: frames.ports,
     pending: siteCalls.pending,
+    fastLink: fast,
     /** No more reconnects or timers of its own (tests drop a worker this way; Chrome just ends it). */
     stop() {
       link.stop();

@@ -26,6 +26,7 @@ async def browser(sock_env):
     await b.start()
     b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
     assert (await b.expect("host_hello"))["protocol"] == 1  # the host's side of the handshake
+    await b.expect("fast_link")  # its offer (test_fast_link.py), taken so the inbox starts empty
     b.send({"type": "registry", "sites": {"a.test": TOOLS}})
     yield b
     if b.proc and b.proc.returncode is None:

@@ -39,6 +39,7 @@ async def test_host_refuses_an_extension_of_another_protocol(sock_env, tmp_path)
     e.close()
     assert await b.close() == 0
     assert text in host_log(tmp_path)
+    assert "fast_link" not in {m.get("type") for m in _drain(b)}  # nor offers it the fast link
 
 
 async def test_host_refuses_the_calls_of_an_entry_of_another_protocol(sock_env, tmp_path):

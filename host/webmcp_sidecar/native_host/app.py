@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from webmcp_sidecar.native_host import first_answer
 from webmcp_sidecar.native_host.entries import EntryConn, EntrySide, short_error
+from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV, FastLink
 from webmcp_sidecar.native_host.stdio import FrameWriter
 from webmcp_sidecar.wire.codec import (
     MAX_TO_BROWSER,
@@ -29,6 +30,14 @@ from webmcp_sidecar.wire.codec import (
 )
 from webmcp_sidecar.wire.constants import PROTOCOL_VERSION, VERSION_MISMATCH
 from webmcp_sidecar.wire.pending import PendingRequests
+
+# The fast link is offered again after a drop this many times at most, then the native port
+# carries everything for the rest of the host's life.
+MAX_FAST_LINK_DROPS = 3
+LINK_DROPPED = (
+    "The browser's link to the host dropped while this call ran, so its answer was lost; the "
+    "call may or may not have run. Try again."
+)
 
 if TYPE_CHECKING:
     # pydantic and the models load with the first message that needs one, not at host start
@@ -64,6 +73,12 @@ class Host(EntrySide):
         self._chunks = Reassembler()
         self.host_id = f"{os.getpid()}"
         self.token = ""  # set when the link is loopback TCP (Windows)
+        # The fast link (fast_link.py), made at the first good hello; the ids of the calls sent
+        # over it, whose cancels must take the same way; how often it dropped.
+        self.fast: FastLink | None = None
+        self.fast_calls: set[str] = set()
+        self._fast_drops = 0
+        self._fast_start: asyncio.Task[None] | None = None
         _read_buffers_from_the_heap()
 
     @property
@@ -77,6 +92,52 @@ class Host(EntrySide):
         cid = f"h{next(self._chunk_ids)}"
         for piece in split_message(payload.decode(), cid, MAX_TO_BROWSER - 4):
             self.to_browser.write(piece)
+
+    def send_call(self, payload: bytes, call_id: str) -> None:
+        """A site call, over the fast link while it is open, else the native port."""
+        if self.fast is not None and self.fast.send(payload):
+            self.fast_calls.add(call_id)
+        else:
+            self.send_to_browser(payload)
+
+    def send_cancel(self, call_id: str) -> None:
+        """A cancel takes the way its call took, so it can never overtake it."""
+        payload = dumps({"type": "cancel", "id": call_id})
+        if call_id in self.fast_calls and self.fast is not None and self.fast.send(payload):
+            return
+        self.send_to_browser(payload)
+
+    def _offer_fast_link(self) -> None:
+        if os.environ.get(FAST_LINK_ENV, "1") == "0" or self._fast_drops > MAX_FAST_LINK_DROPS:
+            return
+        if self.fast is None:
+            self.fast = FastLink(self.origin, self.on_browser_frame, self._fast_link_dropped)
+            self._fast_start = asyncio.get_running_loop().create_task(self._start_fast_link())
+        elif self.fast.port is not None and not self.fast.is_open:
+            self.send_to_browser(dumps(self.fast.offer()))
+
+    async def _start_fast_link(self) -> None:
+        assert self.fast is not None
+        if await self.fast.start() is not None and self.extension_connected:
+            self.send_to_browser(dumps(self.fast.offer()))
+
+    def _fast_link_dropped(self) -> None:
+        """Results may have been lost on the link: every call still out is answered now."""
+        self._fast_drops += 1
+        self.fast_calls.clear()
+        for call_id in list(self.pending):
+            if (conn := self._forget_call(call_id)) is not None:
+                self._fail(conn, call_id, "internal", LINK_DROPPED)
+        self.own_pending.resolve_all(
+            lambda call_id: {
+                "type": "result",
+                "id": call_id,
+                "ok": False,
+                "error": {"code": "internal", "message": LINK_DROPPED},
+            }
+        )
+        if self.extension_connected:
+            self._offer_fast_link()
 
     def on_browser_frame(self, payload: bytes) -> None:
         # Hot path: a result is routed by the id at its head, without parsing the whole frame
@@ -118,6 +179,7 @@ class Host(EntrySide):
         if kind == "result":
             call_id = str(raw.get("id"))
             if not self._route_result(call_id, payload):
+                self.fast_calls.discard(call_id)
                 self.own_pending.resolve(call_id, raw)
             return
         if kind == "chunk":
@@ -178,6 +240,7 @@ class Host(EntrySide):
             self.extension_version = extension_version
             self.browser = browser
             log.info("extension %s connected (%s)", extension_version, browser)
+            self._offer_fast_link()
         if self.conns:  # no Status model built when nobody listens (at the first hello)
             self.broadcast(dumps(self.status().model_dump()))
 
@@ -187,12 +250,17 @@ class Host(EntrySide):
         Fills in the id, waits for the result; cancelling the wait cancels the page's work.
         """
         call_id = message["id"] = self.own_pending.open(prefix="h.")
-        self.send_to_browser(dumps(message))
+        if message.get("type") == "call":
+            self.send_call(dumps(message), call_id)
+        else:
+            self.send_to_browser(dumps(message))
         try:
             return await self.own_pending.wait(call_id, timeout)
         except (asyncio.CancelledError, TimeoutError):
-            self.send_to_browser(dumps({"type": "cancel", "id": call_id}))
+            self.send_cancel(call_id)
             raise
+        finally:
+            self.fast_calls.discard(call_id)
 
     def status(self) -> m.Status:
         from webmcp_sidecar.wire import messages as m

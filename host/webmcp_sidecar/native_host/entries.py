@@ -74,6 +74,7 @@ class EntrySide:
     notices: dict[str, str]
     conns: dict[str, EntryConn]
     pending: dict[str, EntryConn]  # call id -> the entry that made it
+    fast_calls: set[str]  # ids of the calls sent over the fast link
     _conn_ids: Iterator[int]
 
     if TYPE_CHECKING:
@@ -82,6 +83,10 @@ class EntrySide:
         def extension_connected(self) -> bool: ...
 
         def send_to_browser(self, payload: bytes) -> None: ...
+
+        def send_call(self, payload: bytes, call_id: str) -> None: ...
+
+        def send_cancel(self, call_id: str) -> None: ...
 
     async def serve_entry(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         conn = EntryConn(f"c{next(self._conn_ids)}", writer)
@@ -101,10 +106,11 @@ class EntrySide:
             log.info("entry %s: %s", conn.id, e)
         finally:
             self.conns.pop(conn.id, None)
-            for call_id in conn.pending:
+            for call_id in list(conn.pending):
                 # Nobody waits for these any more: stop the page's work.
                 self.pending.pop(call_id, None)
-                self.send_to_browser(dumps({"type": "cancel", "id": call_id}))
+                self.send_cancel(call_id)
+                self.fast_calls.discard(call_id)
             if conn.client is not None and self.extension_connected:
                 self.send_to_browser(dumps({"type": "session_end", "session": conn.id}))
             writer.close()
@@ -177,14 +183,17 @@ class EntrySide:
                 return
             self.pending[call_id] = conn
             conn.pending.add(call_id)
-            self.send_to_browser(payload)
+            if kind == "call":  # site calls take the fast link when it is open (fast_link.py)
+                self.send_call(payload, call_id)
+            else:
+                self.send_to_browser(payload)
             return
         from webmcp_sidecar.wire import messages as m
 
         msg = m.entry_message.validate_python(raw)
         if isinstance(msg, m.Cancel):
             if msg.id in conn.pending:
-                self.send_to_browser(payload)
+                self.send_cancel(msg.id)
         elif isinstance(msg, m.SessionInfo):
             # The MCP client introduced itself: the browser names the session's tab group after it.
             conn.client = msg.client
@@ -231,12 +240,19 @@ class EntrySide:
 
     def _route_result(self, call_id: str, payload: bytes) -> bool:
         """Forward an entry's result untouched; False when no entry waits for this id."""
-        conn = self.pending.pop(call_id, None)
+        conn = self._forget_call(call_id)
         if conn is None:
             return False
-        conn.pending.discard(call_id)
         conn.send_payload(payload)
         return True
+
+    def _forget_call(self, call_id: str) -> EntryConn | None:
+        """The entry that made the call, which is no longer out; None when none waits for it."""
+        conn = self.pending.pop(call_id, None)
+        if conn is not None:
+            conn.pending.discard(call_id)
+            self.fast_calls.discard(call_id)
+        return conn
 
     def broadcast(self, payload: bytes) -> None:
         for conn in self.conns.values():

@@ -70,6 +70,9 @@ async def run(origin: str, plugins: Iterable[Plugin] = ()) -> int:
             endpoint.path.unlink(missing_ok=True)
         for conn in list(host.conns.values()):
             conn.writer.close()
+        if host.fast is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(host.fast.close(), 2)
         for close in closers:
             try:
                 await asyncio.wait_for(close(), CLOSE_WITHIN_S)

@@ -176,6 +176,15 @@ class HostHello(_Model):
     host_version: str = ""
 
 
+class FastLink(_Model):
+    """host->browser, after `HostHello`: the loopback WebSocket the worker may open beside the
+    native port (native_host/fast_link.py): `ws://127.0.0.1:<port>/link/<token>`."""
+
+    type: Literal["fast_link"] = "fast_link"
+    port: int = Field(ge=1, le=65535)
+    token: str = Field(pattern=r"^[A-Za-z0-9_-]{32,128}$")
+
+
 class Log(_Model):
     """A line the extension wants in the host's log file (errors it cannot show elsewhere)."""
 
@@ -361,6 +370,7 @@ HostToExtension = Annotated[
     | SessionEnd
     | BrowserCall
     | HostHello
+    | FastLink
     | Skills
     | ChatSites
     | ChatServerResult,

@@ -65,6 +65,12 @@ class PendingRequests(Generic[T]):
             if not fut.done():
                 fut.set_exception(error())
 
+    def resolve_all(self, value_of: Callable[[str], T]) -> None:
+        """Every waiter gets `value_of(its id)` (e.g. an error result: the link dropped)."""
+        for call_id, fut in self._waiting.items():
+            if not fut.done():
+                fut.set_result(value_of(call_id))
+
     def cancel_all(self) -> None:
         """Every waiter gets CancelledError (e.g. the turn that asked was stopped)."""
         for fut in self._waiting.values():

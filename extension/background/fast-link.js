@@ -1,0 +1,85 @@
+// The fast link: a WebSocket to the host on the loopback interface, beside the native port
+// (the host's end: native_host/fast_link.py). Chromium's native messaging delivers about one
+// message in ten several milliseconds late; this socket does not (bench/README.md, "The fast
+// link"). The host offers it over the native port (`fast_link`: port and token, checked by
+// lib/messages.js) and sends site calls over it; the worker sends results over it
+// (native-link.js). Anything else, and everything while it is not open, takes the native port.
+// The token lives in this object only: never stored, logged or shown.
+
+/** The URL of a checked offer. @param {number} port @param {string} token */
+export const fastLinkUrl = (port, token) => `ws://127.0.0.1:${port}/link/${token}`;
+
+export class FastLink {
+  /**
+   * @param {{
+   *   WebSocket?: typeof globalThis.WebSocket,
+   *   onMessage: (raw: any) => void,
+   *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
+   * }} opts onMessage: each message from the host (the same as the native port's)
+   */
+  constructor({ WebSocket = globalThis.WebSocket, onMessage, log }) {
+    this.WebSocket = WebSocket;
+    this.onMessage = onMessage;
+    this.log = log;
+    /** @type {WebSocket|null} */
+    this.ws = null;
+  }
+
+  /** Opens the link the host offered, closing any older one. @param {number} port @param {string} token */
+  open(port, token) {
+    this.close();
+    let ws;
+    try {
+      ws = new this.WebSocket(fastLinkUrl(port, token));
+    } catch (e) {
+      this.log('warning', `fast link not opened, the native port carries everything: ${e?.message ?? e}`);
+      return;
+    }
+    this.ws = ws;
+    ws.onmessage = (ev) => {
+      if (typeof ev.data !== 'string') return this.log('warning', 'ignored a binary frame on the fast link');
+      let raw;
+      try {
+        raw = JSON.parse(ev.data);
+      } catch {
+        return this.log('warning', 'ignored a fast-link frame that is not JSON');
+      }
+      this.onMessage(raw);
+    };
+    ws.onclose = () => {
+      if (this.ws === ws) this.ws = null;
+    };
+  }
+
+  isOpen() {
+    return this.ws !== null && this.ws.readyState === this.WebSocket.OPEN;
+  }
+
+  /**
+   * One message to the host; false when the link is not open (then use the native port).
+   * @param {any} msg
+   */
+  postMessage(msg) {
+    if (!this.isOpen()) return false;
+    /** @type {WebSocket} */ (this.ws).send(JSON.stringify(msg));
+    return true;
+  }
+
+  /** 'open', 'connecting' or 'closed', for the worker's status. */
+  state() {
+    if (!this.ws) return 'closed';
+    return this.ws.readyState === this.WebSocket.OPEN ? 'open' : 'connecting';
+  }
+
+  close() {
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) {
+      try {
+        ws.close();
+      } catch {
+        // already closing
+      }
+    }
+  }
+}

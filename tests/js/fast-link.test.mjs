@@ -1,0 +1,166 @@
+// The fast link (extension/background/fast-link.js) on its own, and in the worker against a fake
+// chrome.* and a fake WebSocket: which offers open it, what takes it, and what happens when it
+// is not open.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FastLink, fastLinkUrl } from '../../extension/background/fast-link.js';
+import { checkHostMessage } from '../../extension/lib/messages.js';
+import { startWorker, tick, tool } from './fake-chrome.mjs';
+
+const TOKEN = 'T'.repeat(40) + '_-x';
+
+/** A WebSocket the test opens, feeds and closes by hand. */
+class FakeWS {
+  static CONNECTING = 0;
+  static OPEN = 1;
+  static CLOSED = 3;
+  /** @type {FakeWS[]} */ static made = [];
+  constructor(url) {
+    this.url = url;
+    this.readyState = FakeWS.CONNECTING;
+    this.sent = [];
+    FakeWS.made.push(this);
+  }
+  send(text) {
+    if (this.readyState !== FakeWS.OPEN) throw new Error('InvalidStateError');
+    this.sent.push(JSON.parse(text));
+  }
+  close() {
+    this.readyState = FakeWS.CLOSED;
+    this.onclose?.({ code: 1000 });
+  }
+  /** The host side. */
+  accept() { this.readyState = FakeWS.OPEN; this.onopen?.(); }
+  receive(data) { this.onmessage?.({ data: typeof data === 'string' ? data : JSON.stringify(data) }); }
+  take() { const s = this.sent; this.sent = []; return s; }
+}
+
+function link() {
+  FakeWS.made = [];
+  const got = [];
+  const logs = [];
+  const fast = new FastLink({
+    WebSocket: /** @type {any} */ (FakeWS), onMessage: (m) => got.push(m), log: (level, msg) => logs.push([level, msg]),
+  });
+  return { fast, got, logs };
+}
+
+test('the URL is the loopback address, the port and the token in the path', () => {
+  assert.equal(fastLinkUrl(40123, TOKEN), `ws://127.0.0.1:40123/link/${TOKEN}`);
+});
+
+test('nothing goes over the link until it is open; then messages go both ways as JSON', () => {
+  const { fast, got, logs } = link();
+  assert.equal(fast.state(), 'closed');
+  assert.equal(fast.postMessage({ type: 'result', id: 'a' }), false);
+  fast.open(40123, TOKEN);
+  const [ws] = FakeWS.made;
+  assert.equal(fast.state(), 'connecting');
+  assert.equal(fast.postMessage({ type: 'result', id: 'a' }), false);
+  ws.accept();
+  assert.equal(fast.state(), 'open');
+  assert.equal(fast.postMessage({ type: 'result', id: 'b', value: 'é😀' }), true);
+  assert.deepEqual(ws.take(), [{ type: 'result', id: 'b', value: 'é😀' }]);
+  ws.receive({ type: 'call', id: 'c1' });
+  ws.receive('{not json');
+  ws.onmessage({ data: new ArrayBuffer(4) });
+  assert.deepEqual(got, [{ type: 'call', id: 'c1' }]);
+  assert.deepEqual(logs.map(([level]) => level), ['warning', 'warning']);
+  ws.close();
+  assert.equal(fast.state(), 'closed');
+  assert.equal(fast.postMessage({ type: 'result', id: 'c' }), false);
+});
+
+test('a new offer replaces the open link; the old one closing later changes nothing', () => {
+  const { fast } = link();
+  fast.open(1, TOKEN);
+  const [old] = FakeWS.made;
+  old.accept();
+  fast.open(2, TOKEN);
+  const [, current] = FakeWS.made;
+  assert.equal(old.readyState, FakeWS.CLOSED);
+  current.accept();
+  old.onclose?.({ code: 1006 });
+  assert.equal(fast.state(), 'open');
+  assert.ok(current.url.includes(':2/'));
+});
+
+test('the worker checks an offer before opening anything', () => {
+  const good = checkHostMessage({ type: 'fast_link', port: 40123, token: TOKEN, extra: 1 });
+  assert.deepEqual(good, { ok: true, msg: { type: 'fast_link', port: 40123, token: TOKEN } });
+  const bad = [
+    { port: 0 }, { port: 65536 }, { port: '40123' }, { port: 1.5 }, { token: 'short' },
+    { token: `${TOKEN}/../x` }, { token: `${TOKEN}?a=b` }, { token: 'x'.repeat(129) }, { token: 7 },
+  ];
+  for (const b of bad) {
+    const c = checkHostMessage({ type: 'fast_link', port: 40123, token: TOKEN, ...b });
+    assert.equal(c.ok, false, JSON.stringify(b));
+  }
+});
+
+/** A worker whose WebSocket is FakeWS, with b.com's tool `bx` open in tab 1. */
+async function workerWithLink(t) {
+  const saved = globalThis.WebSocket;
+  globalThis.WebSocket = /** @type {any} */ (FakeWS);
+  t.after(() => { globalThis.WebSocket = saved; });
+  FakeWS.made = [];
+  const w = startWorker(t);
+  const frame = w.connectFrame(1, 0, 'http://b.com/');
+  w.sendTools(frame, [tool('bx')]);
+  await tick();
+  w.fromHost();
+  return { w, frame };
+}
+
+test('in the worker: a bad offer opens nothing and is logged to the host', async (t) => {
+  const { w } = await workerWithLink(t);
+  w.host({ type: 'fast_link', port: 99999, token: TOKEN });
+  w.host({ type: 'fast_link', port: 4000, token: 'ws://evil' });
+  assert.equal(FakeWS.made.length, 0);
+  const logged = w.fromHost().filter((m) => m.type === 'log').map((m) => m.message);
+  assert.equal(logged.length, 2);
+  assert.ok(logged.every((m) => m.includes('malformed fast_link')));
+});
+
+test('in the worker: calls come over the link, results go back on it, long ones in chunks', async (t) => {
+  const { w, frame } = await workerWithLink(t);
+  w.host({ type: 'fast_link', port: 40123, token: TOKEN });
+  const [ws] = FakeWS.made;
+  assert.equal(ws.url, `ws://127.0.0.1:40123/link/${TOKEN}`);
+  ws.accept();
+  assert.equal(w.status().fastLink, 'open');
+  assert.ok(!JSON.stringify(w.status()).includes(TOKEN), 'the status the panels get has no token');
+
+  ws.receive({ type: 'call', id: 'c1', site: 'b.com', tool: 'bx', args: {}, timeout_ms: 5000, max_bytes: 1 << 26 });
+  assert.deepEqual(frame.take().map((m) => [m.type, m.id]), [['call', 'c1']]);
+  frame.receive({ type: 'result', id: 'c1', ok: true, value: '"fast"' });
+  assert.deepEqual(ws.take().map((m) => [m.type, m.id, m.value]), [['result', 'c1', '"fast"']]);
+  assert.deepEqual(w.fromHost(), [], 'nothing on the native port');
+
+  ws.receive({ type: 'call', id: 'c2', site: 'b.com', tool: 'bx', args: {}, timeout_ms: 5000, max_bytes: 1 << 26 });
+  frame.take();
+  const value = JSON.stringify('x'.repeat(200_000));
+  frame.receive({ type: 'result', id: 'c2', ok: true, value });
+  const chunks = ws.take();
+  assert.ok(chunks.length === 4 && chunks.every((c) => c.type === 'chunk' && c.cid === chunks[0].cid));
+  assert.equal(JSON.parse(chunks.map((c) => c.data).join('')).value, value);
+
+  // Closed: the native port carries results again.
+  ws.close();
+  assert.equal(w.status().fastLink, 'closed');
+  w.call('c3', 'b.com', 'bx');
+  frame.take();
+  frame.receive({ type: 'result', id: 'c3', ok: true, value: '"native"' });
+  assert.deepEqual(w.fromHost().map((m) => [m.type, m.id]), [['result', 'c3']]);
+});
+
+test('in the worker: the link closes with the native port (its host is gone)', async (t) => {
+  const { w } = await workerWithLink(t);
+  w.host({ type: 'fast_link', port: 40123, token: TOKEN });
+  const [ws] = FakeWS.made;
+  ws.accept();
+  w.native().drop('Native host has exited.');
+  assert.equal(ws.readyState, FakeWS.CLOSED);
+  assert.equal(w.status().fastLink, 'closed');
+});

@@ -1,0 +1,192 @@
+"""The fast link (native_host/fast_link.py): the real host process with a scripted browser on its
+stdio, a bare socket entry, and the `websockets` client in the worker's place. Who may open the
+link, what takes it, what a bad frame does, and what a drop answers."""
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import InvalidStatus
+
+from tests.support.fake_browser import FakeBrowser
+from tests.support.raw_entry import RawEntry
+from webmcp_sidecar import EXTENSION_ID
+from webmcp_sidecar.native_host.app import LINK_DROPPED, MAX_FAST_LINK_DROPS
+from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
+from webmcp_sidecar.wire import messages as m
+from webmcp_sidecar.wire.codec import split_message
+
+pytestmark = pytest.mark.anyio
+
+ORIGIN = f"chrome-extension://{EXTENSION_ID}"
+TOOLS = [{"name": "add", "description": "Add", "inputSchema": {"type": "object"}}]
+
+
+async def start(env: dict[str, str]) -> FakeBrowser:
+    b = FakeBrowser(env)
+    await b.start()
+    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
+    await b.expect("host_hello")
+    b.send({"type": "registry", "sites": {"a.test": TOOLS}})
+    return b
+
+
+@pytest.fixture
+async def browser(sock_env):
+    b = await start(sock_env)
+    yield b
+    if b.proc and b.proc.returncode is None:
+        b.proc.kill()
+        await b.proc.wait()
+
+
+async def open_link(offer: dict, origin: str = ORIGIN) -> ClientConnection:
+    url = f"ws://127.0.0.1:{offer['port']}/link/{offer['token']}"
+    return await connect(url, origin=origin, compression=None)  # type: ignore[arg-type]
+
+
+async def recv_json(ws: ClientConnection, kind: str) -> dict:
+    async with asyncio.timeout(10):
+        while True:
+            msg = json.loads(await ws.recv())
+            if msg.get("type") == kind:
+                return msg
+
+
+def call(entry: RawEntry, n: int) -> dict:
+    return {
+        "type": "call",
+        "id": f"{entry.welcome['conn']}.{n}",
+        "site": "a.test",
+        "tool": "add",
+        "args": {"n": n},
+    }
+
+
+def result(call_id: str, value: str = '"ok"') -> dict:
+    return {"type": "result", "id": call_id, "ok": True, "value": value, "tab_id": 1}
+
+
+async def types_until(b: FakeBrowser, kind: str) -> list[str]:
+    """The types of what the browser got on the native port, up to the first `kind`."""
+    seen: list[str] = []
+    async with asyncio.timeout(10):
+        while not seen or seen[-1] != kind:
+            seen.append((await b.inbox.get())["type"])
+    return seen
+
+
+def host_log(sock_env: dict[str, str]) -> str:
+    return "\n".join(p.read_text() for p in Path(sock_env["WEBMCP_SIDECAR_LOG_DIR"]).glob("*.log*"))
+
+
+async def test_the_offer_comes_after_the_hello_and_only_the_extension_gets_in(browser, sock_env):
+    offer = await browser.expect("fast_link")
+    m.FastLink.model_validate(offer)  # what the worker checks too (lib/messages.js)
+    port, token = offer["port"], offer["token"]
+    refused = {
+        "a page's origin": (f"ws://127.0.0.1:{port}/link/{token}", "http://evil.test"),
+        "no origin": (f"ws://127.0.0.1:{port}/link/{token}", None),
+        "another extension": (f"ws://127.0.0.1:{port}/link/{token}", "chrome-extension://" + "b" * 32),
+        "a wrong token": (f"ws://127.0.0.1:{port}/link/{'x' * len(token)}", ORIGIN),
+        "no token": (f"ws://127.0.0.1:{port}/link/", ORIGIN),
+        "another path": (f"ws://127.0.0.1:{port}/{token}", ORIGIN),
+    }
+    for why, (url, origin) in refused.items():
+        with pytest.raises(InvalidStatus) as e:
+            await connect(url, origin=origin)  # type: ignore[arg-type]
+        assert e.value.response.status_code == 403, why
+    ws = await open_link(offer)
+    await ws.close()
+    text = host_log(sock_env)
+    assert "refused a connection to the fast link (Origin: http://evil.test)" in text
+    assert token not in text  # the token is never logged
+    assert text.count("refused a connection to the fast link") == 5  # then no more lines
+
+
+async def test_site_calls_and_their_cancels_take_the_link_and_results_come_back_on_it(browser):
+    ws = await open_link(await browser.expect("fast_link"))
+    e = await RawEntry.connect()
+    e.send(call(e, 1))
+    got = await recv_json(ws, "call")
+    assert got["id"] == f"{e.welcome['conn']}.1" and got["args"] == {"n": 1}
+    await ws.send(json.dumps(result(got["id"], '{"sum":3}')))
+    assert (await e.recv("result"))["value"] == '{"sum":3}'
+
+    # A cancel goes the way its call went.
+    e.send(call(e, 2))
+    got = await recv_json(ws, "call")
+    e.send({"type": "cancel", "id": got["id"]})
+    assert (await recv_json(ws, "cancel"))["id"] == got["id"]
+    # A long result, in chunks on the link, is joined and routed.
+    long = json.dumps("é" * 200_000)
+    text = json.dumps(result(got["id"], long))
+    for piece in split_message(text, "sw1", 64 * 1024):
+        await ws.send(piece.decode())
+    assert (await e.recv("result"))["value"] == long
+
+    # Browser tools stay on the native port (they follow `session`, which does too), and
+    # nothing of the site calls above came that way.
+    e.send({"type": "browser_call", "id": f"{e.welcome['conn']}.3", "tool": "tabs_list", "args": {}})
+    seen = await types_until(browser, "browser_call")
+    assert "call" not in seen and "cancel" not in seen
+    await ws.close()
+
+
+async def test_bad_frames_on_the_link_are_dropped_and_nothing_stops(browser, sock_env):
+    ws = await open_link(await browser.expect("fast_link"))
+    e = await RawEntry.connect()
+    e.send(call(e, 1))
+    got = await recv_json(ws, "call")
+    for bad in ("not json", "[1,2]", '{"type":"result"}', "\ud7ff" * 3, b"\x00\xff binary"):
+        await ws.send(bad)
+    await ws.send(json.dumps({"type": "registry", "sites": {"a.test": "nope"}}))
+    await ws.send(json.dumps(result(got["id"])))
+    assert (await e.recv("result"))["value"] == '"ok"'
+    assert browser.proc and browser.proc.returncode is None
+    assert "bad frame from the browser dropped" in host_log(sock_env)
+
+
+async def test_a_drop_answers_every_call_out_and_the_link_is_offered_again_a_few_times(browser):
+    e = await RawEntry.connect()
+    for n in range(1, MAX_FAST_LINK_DROPS + 3):
+        offer = await browser.expect("fast_link", timeout=10)
+        ws = await open_link(offer)
+        e.send(call(e, n))
+        await recv_json(ws, "call")
+        await ws.close()
+        answer = await e.recv("result")
+        assert answer["id"] == f"{e.welcome['conn']}.{n}" and not answer["ok"]
+        assert answer["error"] == {"code": "internal", "message": LINK_DROPPED}
+        if n > MAX_FAST_LINK_DROPS:
+            break
+    # Past the cap the native port carries everything: no offer, and calls go that way.
+    with pytest.raises(TimeoutError):
+        await browser.expect("fast_link", timeout=1)
+    e.send(call(e, 99))
+    assert (await browser.expect("call"))["id"] == f"{e.welcome['conn']}.99"
+
+
+async def test_a_newer_worker_link_replaces_the_older(browser):
+    offer = await browser.expect("fast_link")
+    old = await open_link(offer)
+    new = await open_link(offer)
+    async with asyncio.timeout(10):
+        await old.wait_closed()
+    e = await RawEntry.connect()
+    e.send(call(e, 1))
+    got = await recv_json(new, "call")
+    await new.send(json.dumps(result(got["id"])))
+    assert (await e.recv("result"))["ok"] is True  # no drop error for the replaced link
+
+
+async def test_with_the_link_off_there_is_no_offer(sock_env):
+    b = await start({**sock_env, FAST_LINK_ENV: "0"})
+    try:
+        e = await RawEntry.connect()
+        e.send(call(e, 1))
+        assert "fast_link" not in await types_until(b, "call")
+    finally:
+        assert await b.close() == 0
