@@ -9,6 +9,9 @@
 /** The URL of a checked offer. @param {number} port @param {string} token */
 export const fastLinkUrl = (port, token) => `ws://127.0.0.1:${port}/link/${token}`;
 
+/** What the host sends over the link; anything else is refused (the native port carries it). */
+const FROM_LINK = new Set(['call', 'cancel']);
+
 export class FastLink {
   /**
    * @param {{
@@ -44,6 +47,9 @@ export class FastLink {
       } catch {
         return this.log('warning', 'ignored a fast-link frame that is not JSON');
       }
+      if (!FROM_LINK.has(raw?.type)) {
+        return this.log('warning', `ignored a ${String(raw?.type).slice(0, 40)} message on the fast link: it carries calls only`);
+      }
       this.onMessage(raw);
     };
     ws.onclose = () => {
@@ -60,8 +66,13 @@ export class FastLink {
    * @param {any} msg
    */
   postMessage(msg) {
+    return this.postText(JSON.stringify(msg));
+  }
+
+  /** The same, already encoded. @param {string} text */
+  postText(text) {
     if (!this.isOpen()) return false;
-    /** @type {WebSocket} */ (this.ws).send(JSON.stringify(msg));
+    /** @type {WebSocket} */ (this.ws).send(text);
     return true;
   }
 

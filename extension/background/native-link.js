@@ -140,11 +140,13 @@ export class NativeLink {
     if (!port) return false;
     try {
       if (msg.type === 'result') {
-        if ((msg.value?.length ?? 0) > RESULT_CHUNK_CHARS) {
-          for (const chunk of sliceIntoChunks(JSON.stringify(msg), `sw${++this.chunkCounter}`, RESULT_CHUNK_CHARS)) {
+        // Measured whole, so a long error message is a long result too.
+        const text = JSON.stringify(msg);
+        if (text.length > RESULT_CHUNK_CHARS) {
+          for (const chunk of sliceIntoChunks(text, `sw${++this.chunkCounter}`, RESULT_CHUNK_CHARS)) {
             port.postMessage(chunk);
           }
-        } else if (!this.fast?.postMessage(msg)) {
+        } else if (!this.fast?.postText(text)) {
           port.postMessage(msg);
         }
         return true;

@@ -18,14 +18,14 @@ from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
-# Counts the results the worker sends over the fast link (its postMessage, wrapped).
+# Counts the results the worker sends over the fast link (its postText, wrapped).
 COUNT_RESULTS = """() => {
   const fast = globalThis.sidecar.fastLink;
-  const post = fast.postMessage.bind(fast);
+  const post = fast.postText.bind(fast);
   globalThis.fastResults = 0;
-  fast.postMessage = (msg) => {
-    const sent = post(msg);
-    if (sent && msg.type === 'result') globalThis.fastResults++;
+  fast.postText = (text) => {
+    const sent = post(text);
+    if (sent && JSON.parse(text).type === 'result') globalThis.fastResults++;
     return sent;
   };
 }"""

@@ -165,3 +165,34 @@ test('in the worker: the link closes with the native port (its host is gone)', a
   assert.equal(ws.readyState, FakeWS.CLOSED);
   assert.equal(w.status().fastLink, 'closed');
 });
+
+test('the link carries calls and cancels only: anything else from it is refused and logged', () => {
+  const { fast, got, logs } = link();
+  fast.open(40123, TOKEN);
+  const [ws] = FakeWS.made;
+  ws.accept();
+  for (const type of ['skills', 'browser_call', 'fast_link', 'host_hello', 'chunk']) ws.receive({ type, id: 'x' });
+  ws.receive([1, 2]);
+  ws.receive('null');
+  ws.receive({ type: 'cancel', id: 'c9' });
+  assert.deepEqual(got, [{ type: 'cancel', id: 'c9' }]);
+  assert.equal(logs.length, 7);
+  assert.ok(logs.every(([level, msg]) => level === 'warning' && msg.includes('carries calls only')));
+});
+
+test('in the worker: a result is measured whole, envelope and all, before it takes the link', async (t) => {
+  const { w, frame } = await workerWithLink(t);
+  w.host({ type: 'fast_link', port: 40123, token: TOKEN });
+  const [ws] = FakeWS.made;
+  ws.accept();
+  ws.receive({ type: 'call', id: 'e1', site: 'b.com', tool: 'bx', args: {}, timeout_ms: 5000, max_bytes: 1 << 26 });
+  frame.take();
+  // The value alone is under the 64 Ki-unit cut; with its envelope the message is not.
+  const value = JSON.stringify('x'.repeat(65_520));
+  frame.receive({ type: 'result', id: 'e1', ok: true, value });
+  assert.deepEqual(ws.take(), []);
+  const chunks = w.fromHost();
+  assert.ok(chunks.length === 2 && chunks.every((c) => c.type === 'chunk'));
+  const whole = JSON.parse(chunks.map((c) => c.data).join(''));
+  assert.deepEqual([whole.id, whole.value], ['e1', value]);
+});

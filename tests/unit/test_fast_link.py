@@ -14,7 +14,7 @@ from tests.support.fake_browser import FakeBrowser
 from tests.support.raw_entry import RawEntry
 from webmcp_sidecar import EXTENSION_ID
 from webmcp_sidecar.native_host.app import LINK_DROPPED, MAX_FAST_LINK_DROPS
-from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
+from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV, MAX_CONNECTIONS, MAX_LINK_FRAME, OPEN_TIMEOUT
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import split_message
 
@@ -120,11 +120,14 @@ async def test_site_calls_and_their_cancels_take_the_link_and_results_come_back_
     got = await recv_json(ws, "call")
     e.send({"type": "cancel", "id": got["id"]})
     assert (await recv_json(ws, "cancel"))["id"] == got["id"]
-    # A long result, in chunks on the link, is joined and routed.
+    # A long result's chunks take the native port (the worker never sends them on the link,
+    # which carries results only, and refuses them there).
     long = json.dumps("é" * 200_000)
-    text = json.dumps(result(got["id"], long))
-    for piece in split_message(text, "sw1", 64 * 1024):
+    pieces = split_message(json.dumps(result(got["id"], long)), "sw1", 64 * 1024)
+    for piece in pieces:
         await ws.send(piece.decode())
+    for piece in pieces:
+        browser.send_raw(piece)
     assert (await e.recv("result"))["value"] == long
 
     # Browser tools stay on the native port (they follow `session`, which does too), and
@@ -146,7 +149,9 @@ async def test_bad_frames_on_the_link_are_dropped_and_nothing_stops(browser, soc
     await ws.send(json.dumps(result(got["id"])))
     assert (await e.recv("result"))["value"] == '"ok"'
     assert browser.proc and browser.proc.returncode is None
-    assert "bad frame from the browser dropped" in host_log(sock_env)
+    text = host_log(sock_env)
+    assert "bad frame on the fast link dropped" in text  # not JSON
+    assert "a registry message on the fast link dropped: it carries results only" in text
 
 
 async def test_a_drop_answers_every_call_out_and_the_link_is_offered_again_a_few_times(browser):
@@ -160,26 +165,106 @@ async def test_a_drop_answers_every_call_out_and_the_link_is_offered_again_a_few
         answer = await e.recv("result")
         assert answer["id"] == f"{e.welcome['conn']}.{n}" and not answer["ok"]
         assert answer["error"] == {"code": "internal", "message": LINK_DROPPED}
+        # ... and the browser is told to stop it, on the native port.
+        assert (await browser.expect("cancel"))["id"] == answer["id"]
         if n > MAX_FAST_LINK_DROPS:
             break
-    # Past the cap the native port carries everything: no offer, and calls go that way.
+    # Past the cap the native port carries everything: no offer, calls go that way, and the
+    # host no longer listens.
     with pytest.raises(TimeoutError):
         await browser.expect("fast_link", timeout=1)
     e.send(call(e, 99))
     assert (await browser.expect("call"))["id"] == f"{e.welcome['conn']}.99"
+    with pytest.raises(OSError):
+        await asyncio.open_connection("127.0.0.1", offer["port"])
 
 
-async def test_a_newer_worker_link_replaces_the_older(browser):
+async def test_a_token_opens_one_link_and_a_second_connection_gets_nothing(browser, sock_env):
     offer = await browser.expect("fast_link")
-    old = await open_link(offer)
-    new = await open_link(offer)
-    async with asyncio.timeout(10):
-        await old.wait_closed()
+    ws = await open_link(offer)
+    for origin in (ORIGIN, "http://evil.test"):  # the same URL again: the token is spent
+        with pytest.raises(InvalidStatus) as refused:
+            await open_link(offer, origin)
+        assert refused.value.response.status_code == 403
     e = await RawEntry.connect()
     e.send(call(e, 1))
-    got = await recv_json(new, "call")
-    await new.send(json.dumps(result(got["id"])))
-    assert (await e.recv("result"))["ok"] is True  # no drop error for the replaced link
+    got = await recv_json(ws, "call")  # the first link still has the calls
+    await ws.send(json.dumps(result(got["id"])))
+    assert (await e.recv("result"))["ok"] is True
+    # After a drop the next offer has a new token; the old one still opens nothing.
+    await ws.close()
+    again = await browser.expect("fast_link", timeout=10)
+    assert again["port"] == offer["port"] and again["token"] != offer["token"]
+    with pytest.raises(InvalidStatus):
+        await open_link(offer)
+    await (await open_link(again)).close()
+    assert offer["token"] not in host_log(sock_env) and again["token"] not in host_log(sock_env)
+
+
+async def test_two_origins_are_refused_and_logged_without_a_traceback(browser, sock_env):
+    offer = await browser.expect("fast_link")
+    url = f"ws://127.0.0.1:{offer['port']}/link/{offer['token']}"
+    for _ in range(20):
+        with pytest.raises(InvalidStatus) as refused:
+            await connect(url, additional_headers=[("Origin", ORIGIN), ("Origin", ORIGIN)])
+        assert refused.value.response.status_code == 403
+    text = host_log(sock_env)
+    assert text.count("refused a connection to the fast link (Origin: several)") == 5
+    assert "Traceback" not in text
+    await (await open_link(offer)).close()  # the token was not spent by any of them
+
+
+async def test_a_handshake_flood_is_cut_to_a_few_connections_for_a_short_while(browser):
+    offer = await browser.expect("fast_link")
+    held = []
+    for _ in range(30):  # each starts a request and never finishes it
+        reader, writer = await asyncio.open_connection("127.0.0.1", offer["port"])
+        writer.write(b"GET /link/x HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-Pad: " + b"a" * 4000 + b"\r\n")
+        held.append((reader, writer))
+
+    async def closed(reader: asyncio.StreamReader, within: float) -> bool:
+        try:
+            async with asyncio.timeout(within):
+                return await reader.read() == b""
+        except ConnectionError:  # aborted: a reset
+            return True
+        except TimeoutError:
+            return False
+
+    # Those over the cap are dropped at once: well before the handshake timeout ends the rest.
+    early = await asyncio.gather(*(closed(r, OPEN_TIMEOUT * 0.75) for r, _ in held))
+    assert sum(early) == 30 - MAX_CONNECTIONS
+    assert all(await asyncio.gather(*(closed(r, 5) for r, _ in held)))
+    for _, w in held:
+        w.close()
+    ws = await open_link(offer)  # the worker gets in afterwards
+    e = await RawEntry.connect()
+    e.send(call(e, 1))
+    assert (await recv_json(ws, "call"))["id"] == f"{e.welcome['conn']}.1"
+    assert browser.proc and browser.proc.returncode is None
+
+
+async def test_a_frame_over_the_cap_closes_the_link_and_answers_its_calls(browser):
+    ws = await open_link(await browser.expect("fast_link"))
+    e = await RawEntry.connect()
+    e.send(call(e, 1))
+    got = await recv_json(ws, "call")
+    await ws.send(json.dumps(result(got["id"], json.dumps("x" * (MAX_LINK_FRAME + 10)))))
+    answer = await e.recv("result")
+    assert answer["error"] == {"code": "internal", "message": LINK_DROPPED}
+    assert (await browser.expect("fast_link", timeout=10))["port"]  # offered again
+
+
+async def test_a_host_that_stops_makes_no_new_offer(browser):
+    offer = await browser.expect("fast_link")
+    ws = await open_link(offer)
+    assert await browser.close() == 0
+    async with asyncio.timeout(10):
+        await ws.wait_closed()
+    seen = []
+    while not browser.inbox.empty():
+        seen.append(browser.inbox.get_nowait()["type"])
+    assert "fast_link" not in seen
 
 
 async def test_with_the_link_off_there_is_no_offer(sock_env):

@@ -79,6 +79,7 @@ class Host(EntrySide):
         self.fast_calls: set[str] = set()
         self._fast_drops = 0
         self._fast_start: asyncio.Task[None] | None = None
+        self._fast_close: asyncio.Task[None] | None = None
         _read_buffers_from_the_heap()
 
     @property
@@ -111,7 +112,7 @@ class Host(EntrySide):
         if os.environ.get(FAST_LINK_ENV, "1") == "0" or self._fast_drops > MAX_FAST_LINK_DROPS:
             return
         if self.fast is None:
-            self.fast = FastLink(self.origin, self.on_browser_frame, self._fast_link_dropped)
+            self.fast = FastLink(self.origin, self._on_link_frame, self._fast_link_dropped)
             self._fast_start = asyncio.get_running_loop().create_task(self._start_fast_link())
         elif self.fast.port is not None and not self.fast.is_open:
             self.send_to_browser(dumps(self.fast.offer()))
@@ -122,13 +123,16 @@ class Host(EntrySide):
             self.send_to_browser(dumps(self.fast.offer()))
 
     def _fast_link_dropped(self) -> None:
-        """Results may have been lost on the link: every call still out is answered now."""
+        """Results may have been lost on the link: every call still out is answered now, and
+        cancelled in the browser (on the native port), so a client that tries again does not
+        find the first attempt still running."""
         self._fast_drops += 1
         self.fast_calls.clear()
-        for call_id in list(self.pending):
+        failed = list(self.pending)
+        for call_id in failed:
             if (conn := self._forget_call(call_id)) is not None:
                 self._fail(conn, call_id, "internal", LINK_DROPPED)
-        self.own_pending.resolve_all(
+        failed += self.own_pending.resolve_all(
             lambda call_id: {
                 "type": "result",
                 "id": call_id,
@@ -136,8 +140,26 @@ class Host(EntrySide):
                 "error": {"code": "internal", "message": LINK_DROPPED},
             }
         )
-        if self.extension_connected:
+        for call_id in failed:
+            self.send_to_browser(dumps({"type": "cancel", "id": call_id}))
+        if self._fast_drops > MAX_FAST_LINK_DROPS and self.fast is not None:
+            # No more offers: stop listening too.
+            self._fast_close = asyncio.get_running_loop().create_task(self.fast.close())
+        elif self.extension_connected:
             self._offer_fast_link()
+
+    def _on_link_frame(self, payload: bytes) -> None:
+        """A frame on the fast link: the worker sends results there, nothing else."""
+        if not payload.startswith(_RESULT_HEAD):
+            try:
+                kind = parse_payload(payload).get("type")
+            except Exception as e:
+                log.warning("bad frame on the fast link dropped: %s", short_error(e))
+                return
+            if kind != "result":
+                log.warning("a %s message on the fast link dropped: it carries results only", str(kind)[:40])
+                return
+        self.on_browser_frame(payload)
 
     def on_browser_frame(self, payload: bytes) -> None:
         # Hot path: a result is routed by the id at its head, without parsing the whole frame

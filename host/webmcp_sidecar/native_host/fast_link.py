@@ -6,28 +6,31 @@ Why: Chromium's native messaging delivers about one call in ten several millisec
 ways, while a loopback WebSocket from the worker does not (bench/README.md, "The fast link").
 
 Who may use it: only the extension. The host offers it over native messaging (`fast_link`: the
-port and a random token made for this host process, never written anywhere else), and a
-connection is refused before the WebSocket upgrade unless its Origin is the extension's and its
-path carries the token. A web page can reach a loopback port but can neither forge its Origin
-nor read the token; a local process can forge an Origin but has no token. One worker at a time:
-a newer authenticated connection replaces the older.
+port and a random token made for that offer, never written anywhere else), and a connection is
+refused before the WebSocket upgrade unless its Origin is the extension's and its path carries
+the token. A web page can reach a loopback port but can neither forge its Origin nor read the
+token; a local process can forge an Origin but has no token. A token opens one connection: it is
+spent when that connection is admitted (so a token Chromium printed in a console after a failed
+attempt, or one a process read somewhere, opens nothing later), and while the link is open no
+other connection is admitted. Before admission a connection gets little: at most
+`MAX_CONNECTIONS` at once, `OPEN_TIMEOUT` seconds, `MAX_HEADERS` header lines.
 
-What crosses it: the native port's own messages, one per text frame, taken in by the same
-`Host.on_browser_frame` (the same checks), at most `MAX_FROM_BROWSER` bytes each like the native
-port's. When the link drops, every call still out is answered with an error at once (its result
-may have been on the link), and the link is offered again, a few times at most.
+What crosses it: calls and cancels to the worker; results from it, one per text frame, at most
+`MAX_LINK_FRAME` bytes (a result over 64 Ki UTF-16 units takes the native port in chunks), taken
+in by the same `Host.on_browser_frame` (the same checks). When the link drops, every call still
+out is answered with an error at once (its result may have been on the link) and cancelled in the
+browser, and the link is offered again, with a new token, a few times at most.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import secrets
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import TYPE_CHECKING
-
-from webmcp_sidecar.wire.constants import MAX_FROM_BROWSER
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import Server, ServerConnection
@@ -41,6 +44,16 @@ FAST_LINK_ENV = "WEBMCP_SIDECAR_FAST_LINK"
 PATH_PREFIX = "/link/"
 # Refused connections logged at most this many times per host (a page may scan ports).
 MAX_REFUSALS_LOGGED = 5
+# Connections at once, admitted or not: a flood of half-open handshakes is cut here.
+MAX_CONNECTIONS = 8
+# Seconds a connection has to finish its opening handshake.
+OPEN_TIMEOUT = 2.0
+# Header lines in a handshake (the library's default is 128 of up to 8 KiB each).
+MAX_HEADERS = 64
+# The largest frame from the worker: a result of 64 Ki UTF-16 units is at most 192 KiB of UTF-8.
+MAX_LINK_FRAME = 1 << 20
+# Frames buffered from the worker before the library stops reading (its default is 16).
+MAX_QUEUE = 4
 
 
 class FastLink:
@@ -49,38 +62,65 @@ class FastLink:
     def __init__(self, origin: str, on_frame: Callable[[bytes], None], on_drop: Callable[[], None]) -> None:
         # Chrome gives the host its caller's origin with a trailing slash; browsers send none.
         self.origin = origin.rstrip("/")
-        self.token = secrets.token_urlsafe(32)
+        # The token of the latest offer, until a connection spends it.
+        self.token: str | None = None
         self.port: int | None = None
         self._on_frame = on_frame
         self._on_drop = on_drop
         self._server: Server | None = None
         self._conn: ServerConnection | None = None
         self._refusals = 0
+        self._connections = 0
+        self._closing = False
 
     @property
     def is_open(self) -> bool:
         return self._conn is not None
 
     def offer(self) -> dict[str, object]:
-        """The `fast_link` message for the worker (after `start` returned a port)."""
+        """The `fast_link` message for the worker (after `start` returned a port), with a new
+        token: an older offer's opens nothing any more."""
+        self.token = secrets.token_urlsafe(32)
         return {"type": "fast_link", "port": self.port, "token": self.token}
 
     async def start(self) -> int | None:
         """Listen on 127.0.0.1 (a free port); the port, or None when it cannot (then the native
         port carries everything, as before)."""
-        from websockets.asyncio.server import serve
+        from websockets import http11
+        from websockets.asyncio.server import ServerConnection, serve
 
-        # The library logs each connection at INFO: nothing of ours, and a scanning page would
-        # fill the log. Refusals are logged here, capped.
-        logging.getLogger("websockets").setLevel(logging.WARNING)
+        # The library logs each connection at INFO and a failed handshake with its traceback:
+        # nothing of ours, and a scanning page or process would fill the log. Refusals are
+        # logged here, capped.
+        logging.getLogger("websockets").setLevel(logging.CRITICAL)
+        # Read by the library's parser at each request; nothing else in the host uses it.
+        http11.MAX_NUM_HEADERS = min(http11.MAX_NUM_HEADERS, MAX_HEADERS)
+        link = self
+
+        class Counted(ServerConnection):
+            """Counts this link's connections; one over MAX_CONNECTIONS is dropped at once."""
+
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                super().connection_made(transport)
+                link._connections += 1
+                if link._connections > MAX_CONNECTIONS and isinstance(transport, asyncio.Transport):
+                    transport.abort()
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                link._connections -= 1
+                super().connection_lost(exc)
+
         try:
             self._server = await serve(
                 self._serve,
                 "127.0.0.1",
                 0,
                 process_request=self._admit,
+                create_connection=Counted,
                 compression=None,
-                max_size=MAX_FROM_BROWSER,
+                open_timeout=OPEN_TIMEOUT,
+                max_size=MAX_LINK_FRAME,
+                max_queue=MAX_QUEUE,
             )
         except OSError as e:
             log.warning("no fast link, native messaging carries everything: %s", e)
@@ -89,14 +129,23 @@ class FastLink:
         return self.port
 
     def _admit(self, connection: ServerConnection, request: Request) -> Response | None:
-        """Before the upgrade: the extension's Origin and this host's token, or 403."""
-        origin = request.headers.get("Origin", "")
+        """Before the upgrade: one Origin, the extension's, and the latest offer's token, which
+        this spends; or 403. Nothing in the request can make this raise."""
+        origins = request.headers.get_all("Origin")
+        origin = origins[0] if len(origins) == 1 else ""
         path = request.path
         token = path[len(PATH_PREFIX) :] if path.startswith(PATH_PREFIX) else ""
-        if origin == self.origin and hmac.compare_digest(
-            token.encode("utf-8", "replace"), self.token.encode()
+        expected = self.token
+        if (
+            expected is not None
+            and self._conn is None
+            and origin == self.origin
+            and hmac.compare_digest(token.encode("utf-8", "replace"), expected.encode())
         ):
+            self.token = None
             return None
+        if len(origins) > 1:
+            origin = "several"
         self._refusals += 1
         if self._refusals <= MAX_REFUSALS_LOGGED:
             shown = origin[:100].encode("ascii", "replace").decode() or "none"
@@ -106,9 +155,10 @@ class FastLink:
     async def _serve(self, conn: ServerConnection) -> None:
         from websockets.exceptions import ConnectionClosed
 
-        old, self._conn = self._conn, conn
-        if old is not None:
-            await old.close()  # its _serve sees it is no longer current: no drop for it
+        if self._conn is not None:  # admitted only while none is open; never two
+            await conn.close()
+            return
+        self._conn = conn
         log.info("fast link open")
         try:
             while True:
@@ -119,11 +169,15 @@ class FastLink:
         finally:
             if self._conn is conn:
                 self._conn = None
-                self._on_drop()
+                if not self._closing:  # the host stopping is no drop to answer or re-offer
+                    self._on_drop()
 
     def send(self, payload: bytes) -> bool:
         """One message to the worker over the link; False when it is not open (use the native
-        port). Written at once, as the native port's writer does: a call's frame is small."""
+        port). Written at once, as the native port's writer does: a call's frame is small.
+        (`protocol.send_text` + `send_data` is the library's own path under its async `send`,
+        without a task per frame; pyproject.toml bounds the version, and every test that
+        calls over the link would fail if it moved.)"""
         conn = self._conn
         if conn is None:
             return False
@@ -136,6 +190,9 @@ class FastLink:
         return True
 
     async def close(self) -> None:
+        """Stops listening and closes the link; no drop is reported for it."""
+        self._closing = True
+        self.token = None
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
