@@ -147,7 +147,32 @@ def entry_command(base: str) -> list[str]:
     return ["/usr/bin/env", f"PYTHONPATH={base}", sys.executable, "-m", "webmcp_sidecar"]
 
 
-async def round_trip(res: ModeResult, page: Page, mcp: TimedSession, add: str, url: str,
+def lanes_off(worker: Worker, block: BlockFn) -> BlockFn:
+    """A block of calls with the worker's frame lanes off (docs/ARCHITECTURE.md, "The frame
+    lane"): the same page, host and entry, over the frame's runtime port."""
+    async def run(start: int, n: int) -> tuple[list[float], int]:
+        await worker.evaluate("() => globalThis.sidecar.setLanes(false)")
+        try:
+            return await block(start, n)
+        finally:
+            await worker.evaluate("() => globalThis.sidecar.setLanes(true)")
+
+    return run
+
+
+LANE_OFF = "chain, frame lane off (runtime port)"
+
+
+async def wait_lane(worker: Worker) -> None:
+    """Until the page's frame lane is up (it comes a moment after the page's first call)."""
+    deadline = time.monotonic() + 10
+    while not await worker.evaluate("() => globalThis.sidecar.frameLanes.size"):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the page's frame lane did not come up")
+        await anyio.sleep(0.02)
+
+
+async def round_trip(res: ModeResult, page: Page, worker: Worker, mcp: TimedSession, add: str, url: str,
                      args: argparse.Namespace) -> None:
     async def chain_one(i: int) -> bool:
         assert mcp.client
@@ -161,6 +186,7 @@ async def round_trip(res: ModeResult, page: Page, mcp: TimedSession, add: str, u
         Series("chain (MCP client -> page)", args.calls, timed_calls(chain_one)),
         Series("in-page executeTool", args.calls, in_page_block(page)),
         Series("page.evaluate(executeTool)", args.calls, timed_calls(evaluate_one)),
+        Series(LANE_OFF, args.calls, lanes_off(worker, timed_calls(chain_one))),
     ]
     async with contextlib.AsyncExitStack() as stack:
         # Other builds of the entry (--entry LABEL=DIR), on the same host and page: an A/B.
@@ -461,13 +487,15 @@ async def run_mode(mode: str, url: str, args: argparse.Namespace) -> ModeResult:
                 add = await mcp.tool_name(site, "add")
                 blob = await mcp.tool_name(site, "blob")
                 say(f"[{mode}] round trip ...")
-                await round_trip(res, page, mcp, add, url, args)
+                worker = await browser.worker()
+                await mcp.client.call_tool(add, {"a": 0, "b": 0})  # the first call opens the lane
+                await wait_lane(worker)
+                await round_trip(res, page, worker, mcp, add, url, args)
                 if args.propagation:
                     say(f"[{mode}] propagation ...")
                     await propagation(res, page, mcp, args.propagation)
                 if args.hops:
                     say(f"[{mode}] hops ...")
-                    worker = await browser.worker()
                     await hops(res, page, worker, mcp, add, url, str(socket_dir()), args)
                 if args.large_calls:
                     say(f"[{mode}] large result ...")
@@ -516,6 +544,14 @@ def report(results: list[ModeResult], args: argparse.Namespace) -> str:
                              fmt(chain.p99), fmt(peer.p99), f"{chain.p99 / peer.p99:.2f}"])
         out.append(table("Chain vs chrome-devtools-mcp (same run), ms", [
             "our chain", "median", "peer median", "ratio", "p99", "peer p99", "ratio"], rows))
+    rows = []
+    for r in results:
+        on, off = r.rtt.get("chain (MCP client -> page)"), r.rtt.get(LANE_OFF)
+        if on and off:
+            rows.append([r.mode, fmt(on.median), fmt(off.median), f"{on.median / off.median:.2f}",
+                         fmt(on.p99), fmt(off.p99), f"{on.p99 / off.p99:.2f}"])
+    out.append(table("Frame lane on vs off (same run, interleaved), ms", [
+        "mode", "median on", "off", "ratio", "p99 on", "off", "ratio"], rows))
     for r in results:
         if r.peer_problem:
             out.append(f"\nchrome-devtools-mcp could not run: {r.peer_problem}")

@@ -1,6 +1,7 @@
 // Content-script ports, one per frame that has tools: who may connect, which port speaks for a
 // frame (only its current document's), and the frames' tool lists into the registry.
 
+import { LanePairs } from '../lib/frame-lanes.js';
 import { frameUrl as urlForSite } from '../lib/inject-plan.js';
 import { isHttps, siteOf } from '../lib/site.js';
 
@@ -12,10 +13,19 @@ import { isHttps, siteOf } from '../lib/site.js';
 
 const frameKey = (tabId, frameId) => `${tabId}:${frameId}`;
 
-/** Posts to a content script; false when its document is gone. */
-export function postToFrame(port, msg) {
+/** What a frame lane carries each way (lib/frame-lanes.js); the rest stays on the port. */
+const LANE_TO_FRAME = new Set(['call', 'cancel']);
+const LANE_FROM_FRAME = new Set(['result', 'result_part']);
+
+/**
+ * Posts to a content script, on its frame lane if given; false when its document is gone
+ * (known at once on the port; on a lane, when the port's disconnect fails the call).
+ * @param {chrome.runtime.Port} port @param {any} msg @param {MessagePort|null} [lane]
+ */
+export function postToFrame(port, msg, lane) {
   try {
-    port.postMessage(msg);
+    if (lane && LANE_TO_FRAME.has(msg.type)) lane.postMessage(msg);
+    else port.postMessage(msg);
     return true;
   } catch {
     return false;
@@ -43,6 +53,47 @@ export class FramePorts {
      * @type {Map<string, {port: chrome.runtime.Port, site: string|null, https: boolean, top: boolean}>}
      */
     this.ports = new Map();
+    /** @type {Map<chrome.runtime.Port, MessagePort>} frame lanes, by the port they belong to */
+    this.lanes = new Map();
+    /** @type {WeakMap<chrome.runtime.Port, (frame: Frame, msg: any) => void>} */
+    this.routes = new WeakMap();
+    /** @type {LanePairs<Frame>} */
+    this.pairs = new LanePairs({ paired: (lane, frame) => this.attachLane(lane, frame) });
+    /** Off: new calls take the ports (bench/chain.py measures the lane this way, interleaved). */
+    this.lanesOn = true;
+  }
+
+  /** A frame's lane, if it has one up (and lanes are on). @param {chrome.runtime.Port} port */
+  laneOf(port) {
+    return this.lanesOn ? this.lanes.get(port) ?? null : null;
+  }
+
+  /**
+   * The worker's `message` event: a MessagePort from the lane bridge (page/bridge/lane.html).
+   * Only an extension page can post to the worker; the page it sits in is still untrusted, so the
+   * port is only kept until a runtime port claims its nonce.
+   * @param {{data: unknown, ports: readonly MessagePort[], origin?: string}} ev
+   */
+  offerLane(ev) {
+    this.pairs.offer(ev.data, ev.ports);
+  }
+
+  /** A frame's `lane` message: the nonce it sent with its MessagePort. @param {Frame} frame @param {any} msg */
+  claimLane(frame, msg) {
+    if (this.lanes.has(frame.port) || !this.routes.has(frame.port)) return; // one lane a port; gone ports none
+    this.pairs.claim(msg.nonce, frame);
+  }
+
+  /** @param {MessagePort} lane @param {Frame} frame */
+  attachLane(lane, frame) {
+    const route = this.routes.get(frame.port);
+    if (!route || this.lanes.has(frame.port)) return void lane.close();
+    this.lanes.set(frame.port, lane);
+    lane.onmessage = (ev) => {
+      const msg = ev.data;
+      if (msg && typeof msg === 'object' && LANE_FROM_FRAME.has(msg.type)) route(frame, msg);
+    };
+    lane.postMessage({ type: 'lane_ready' });
   }
 
   /** @param {number} tabId @param {number} frameId */
@@ -75,9 +126,13 @@ export class FramePorts {
     /** @type {Frame} */
     const frame = { port, key, tabId, frameId, tab, frameUrl, top };
 
+    this.routes.set(port, route);
     port.onMessage.addListener((msg) => route(frame, msg));
     port.onDisconnect.addListener(() => {
       void this.chrome.runtime.lastError; // read, so Chrome does not report it as unchecked
+      this.routes.delete(port);
+      this.lanes.get(port)?.close();
+      this.lanes.delete(port);
       if (this.ports.get(key)?.port === port) {
         this.ports.delete(key);
         this.registry.removeFrame(tabId, frameId);

@@ -120,6 +120,7 @@ export function createRoutes(w) {
   /** Content script -> worker (port `webmcp-page`, one per frame). */
   const PAGE = table({
     tools: ['frame-ports.js', (frame, msg) => frames.report(frame, msg)],
+    lane: ['frame-ports.js', (frame, msg) => frames.claimLane(frame, msg)],
     result: ['site-calls.js', (frame, msg) => siteCalls.answered(frame, msg)],
     result_part: ['site-calls.js', (frame, msg) => siteCalls.part(frame, msg)],
   });

@@ -5,12 +5,17 @@
 import { createWorker } from './worker.js';
 
 const worker = createWorker();
+// Frame lanes' MessagePorts arrive as the worker's own messages, from page/bridge/lane.html.
+self.addEventListener('message', (ev) => worker.offerLane(/** @type {MessageEvent} */ (ev)));
 
 // For debugging and the end-to-end tests (tests/e2e evaluate in the worker).
 globalThis.sidecar = {
   registry: worker.registry,
   status: worker.status,
   framePorts: worker.framePorts,
+  frameLanes: worker.frameLanes,
+  lanesWaiting: worker.lanesWaiting,
+  setLanes: worker.setLanes,
   pending: worker.pending,
   fastLink: worker.fastLink,
   connect: worker.connect,

@@ -60,11 +60,12 @@ export class SiteCalls {
     this.log = log;
     /**
      * Calls forwarded to a frame and not answered yet, by call id.
-     * @type {Map<string, {port: chrome.runtime.Port, tabId: number, frameId: number, maxBytes: number,
+     * @type {Map<string, {port: chrome.runtime.Port, lane: MessagePort|null, tabId: number, frameId: number, maxBytes: number,
      *   timer: ReturnType<typeof setTimeout>, mark?: {starts: number, loads: number},
      *   origin?: string, documentId?: string,
      *   navigating?: boolean, following?: boolean, fallback?: any,
      *   parts?: import('../lib/result-parts.js').Parts}>}
+     *   lane: the frame lane the call went on, if any (its cancel goes the same way, after it);
      *   origin, documentId: the browser's, of the document the call went to;
      *   mark: the tab's loads when the call went out; navigating: the frame began leaving its
      *   document by a form submission; following: waiting for the next document; fallback: the
@@ -91,14 +92,15 @@ export class SiteCalls {
     if (!entry) return void this.send(errorResult(id, 'tab_closed', TAB_CLOSED_MESSAGE, tabId));
     const timer = setTimeout(() => this.timedOut(id, msg.timeout_ms), msg.timeout_ms + TIMEOUT_GRACE_MS);
     const sender = /** @type {any} */ (entry.port.sender);
+    const lane = this.frames.laneOf(entry.port);
     this.pending.set(id, {
-      port: entry.port, tabId, frameId, maxBytes: msg.max_bytes, timer, mark: this.loads()?.mark(tabId),
+      port: entry.port, lane, tabId, frameId, maxBytes: msg.max_bytes, timer, mark: this.loads()?.mark(tabId),
       origin: typeof sender?.origin === 'string' ? sender.origin : undefined,
       documentId: typeof sender?.documentId === 'string' ? sender.documentId : undefined,
     });
     const forwarded = postToFrame(entry.port, {
       type: 'call', id, tool: msg.tool, args: msg.args, timeout_ms: msg.timeout_ms, max_bytes: msg.max_bytes,
-    });
+    }, lane);
     if (!forwarded) return this.finish(id, errorResult(id, 'tab_closed', TAB_CLOSED_MESSAGE, tabId));
     // After forwarding, and not awaited: the user should see the tab, but not at the call's cost.
     this.focus.bring(tabId, windowId);
@@ -117,7 +119,7 @@ export class SiteCalls {
   timedOut(id, timeoutMs) {
     const call = this.pending.get(id);
     if (!call) return;
-    postToFrame(call.port, { type: 'cancel', id });
+    postToFrame(call.port, { type: 'cancel', id }, call.lane);
     this.finish(id, errorResult(id, 'timeout', timeoutMessage(timeoutMs), call.tabId));
   }
 
@@ -125,7 +127,7 @@ export class SiteCalls {
   cancel(id) {
     const call = this.pending.get(id);
     if (!call) return void this.skills?.cancel(id); // a skill's call, or already answered
-    postToFrame(call.port, { type: 'cancel', id });
+    postToFrame(call.port, { type: 'cancel', id }, call.lane);
     clearTimeout(call.timer);
     call.timer = setTimeout(() => this.finish(id, errorResult(id, 'cancelled', CANCELLED_MESSAGE, call.tabId)), CANCEL_GRACE_MS);
   }
@@ -284,7 +286,7 @@ export class SiteCalls {
   dropAll() {
     for (const [id, call] of this.pending) {
       clearTimeout(call.timer);
-      postToFrame(call.port, { type: 'cancel', id });
+      postToFrame(call.port, { type: 'cancel', id }, call.lane);
     }
     this.pending.clear();
   }

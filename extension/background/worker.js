@@ -144,6 +144,12 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   return {
     registry, status, connect, browserTools, routes, panel, openTabs, skills, chatSites,
     framePorts: frames.ports,
+    /** The worker's `message` event (service-worker.js): a frame lane's port (frame-ports.js). */
+    offerLane: (/** @type {MessageEvent} */ ev) => frames.offerLane(ev),
+    frameLanes: frames.lanes,
+    lanesWaiting: () => frames.pairs.waiting,
+    /** @param {boolean} on */
+    setLanes: (on) => { frames.lanesOn = on; },
     pending: siteCalls.pending,
     fastLink: fast,
     /** No more reconnects or timers of its own (tests drop a worker this way; Chrome just ends it). */

@@ -47,10 +47,11 @@ def install_manifest(profile: Path, env: dict[str, str], command: list[str] | No
 
 @contextlib.asynccontextmanager
 async def launch(
-    tmp_path: Path, env: dict[str, str], mode: str, command: list[str] | None = None
+    tmp_path: Path, env: dict[str, str], mode: str, command: list[str] | None = None, bfcache: bool = False
 ) -> AsyncIterator[Browser]:
     """Chromium, so the host it starts, gets this process's whole environment plus `env` (as
-    a desktop session's browser would); MCP entries get only the SDK's default environment."""
+    a desktop session's browser would); MCP entries get only the SDK's default environment.
+    `bfcache`: keep Chromium's back/forward cache on (Playwright turns it off by default)."""
     profile = tmp_path / f"profile-{mode}"
     install_manifest(profile, env, command)
     ext = extension_dir()
@@ -61,7 +62,8 @@ async def launch(
     async with async_playwright() as p:
         ctx = await p.chromium.launch_persistent_context(
             str(profile), executable_path=find_chromium(), headless=True, args=args,
-            ignore_default_args=["--disable-extensions"], env={**os.environ, **env},
+            ignore_default_args=["--disable-extensions", *(["--disable-back-forward-cache"] * bfcache)],
+            env={**os.environ, **env},
         )
         try:
             yield Browser(ctx, profile, mode)

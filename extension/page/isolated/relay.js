@@ -81,6 +81,10 @@
   let sentCanon = null;
   /** @type {chrome.runtime.Port|null} */
   let port = null;
+  /** @type {{post: (msg: unknown) => boolean, close: () => void}|null} the port's frame lane */
+  let lane = null;
+  /** @type {Set<string>} ids of the calls that came on the lane and are not answered yet */
+  const laneCalls = new Set();
   let dead = false; // the extension was reloaded or removed: this script is an orphan
   let connectedAt = 0;
   let backoff = 50;
@@ -93,6 +97,12 @@
   /** @param {unknown} msg */
   function send(msg) {
     if (!port) return;
+    // A call that came on the frame lane (lane.js) is answered on it; all else takes the port.
+    const m = /** @type {any} */ (msg);
+    if ((m?.type === 'result' || m?.type === 'result_part') && laneCalls.has(m.id)) {
+      if (m.type === 'result') laneCalls.delete(m.id);
+      if (lane?.post(msg)) return;
+    }
     try {
       port.postMessage(msg);
     } catch {
@@ -117,6 +127,7 @@
       void chrome.runtime.lastError;
       if (port !== p) return;
       port = null;
+      closeLane();
       calls.drop();
       if (!chrome.runtime?.id) {
         dead = true;
@@ -130,9 +141,22 @@
     });
   }
 
+  /** Only calls and their cancels come on the lane; the worker's other messages take the port. @param {any} msg */
+  function onLaneMessage(msg) {
+    if (msg?.type === 'call' && typeof msg.id === 'string') laneCalls.add(msg.id);
+    if (msg?.type === 'call' || msg?.type === 'cancel') onPortMessage(msg);
+  }
+
+  function closeLane() {
+    lane?.close();
+    lane = null;
+    laneCalls.clear();
+  }
+
   function disconnect() {
     const p = port;
     port = null;
+    closeLane();
     calls.drop();
     try {
       p?.disconnect();
@@ -204,8 +228,14 @@
   /** @param {any} msg */
   function onPortMessage(msg) {
     if (!msg || typeof msg !== 'object') return;
-    if (msg.type === 'call') calls.start(msg);
-    else if (msg.type === 'cancel') calls.cancel(msg.id);
+    if (msg.type === 'call') {
+      // The first call asks for a frame lane for the next ones (lane.js): a document nobody
+      // calls never gets the bridge frame.
+      if (!lane && port) {
+        lane = ns.lane.open({ claim: (/** @type {string} */ nonce) => send({ type: 'lane', nonce }), onMessage: onLaneMessage });
+      }
+      calls.start(msg);
+    } else if (msg.type === 'cancel') calls.cancel(msg.id);
     else if (msg.type === 'sync') {
       sentCanon = null;
       flush();

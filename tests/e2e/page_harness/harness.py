@@ -98,6 +98,9 @@ def scratch_extension(dest: Path) -> Path:
         for rel in entry["js"]:
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(EXTENSION / rel, dest / rel)
+    for entry in manifest.get("web_accessible_resources", []):  # the frame lane's bridge, with its script
+        for rel in entry["resources"]:
+            shutil.copytree((EXTENSION / rel).parent, (dest / rel).parent, dirs_exist_ok=True)
     shutil.copy(HERE / "recorder_sw.js", dest / "recorder_sw.js")
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return dest

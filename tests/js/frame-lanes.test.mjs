@@ -1,0 +1,187 @@
+// The frame lane: LanePairs (lib/frame-lanes.js) alone, then the worker's side of it
+// (background/frame-ports.js, site-calls.js) on a fake chrome.* with Node's real MessageChannel.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MessageChannel } from 'node:worker_threads';
+import { setImmediate as settle } from 'node:timers/promises';
+import { LANE_NONCE, LanePairs } from '../../extension/lib/frame-lanes.js';
+import { startWorker, tick, tool } from './fake-chrome.mjs';
+
+const N1 = 'a'.repeat(32);
+const N2 = 'b'.repeat(32);
+
+/** A port whose close() is recorded. */
+function fakePort() {
+  return { closed: false, close() { this.closed = true; } };
+}
+
+function pairs(now = () => 0) {
+  const paired = [];
+  const p = new LanePairs({ now, paired: (port, who) => paired.push([port, who]) });
+  return { p, paired };
+}
+
+test('a lane needs both halves, in either order', () => {
+  const { p, paired } = pairs();
+  const a = fakePort();
+  assert.equal(p.offer({ lane: N1 }, [a]), true);
+  assert.deepEqual(paired, []);
+  assert.equal(p.claim(N1, 'frame-1'), true);
+  assert.deepEqual(paired, [[a, 'frame-1']]);
+  const b = fakePort();
+  assert.equal(p.claim(N2, 'frame-2'), true);
+  assert.equal(p.offer({ lane: N2 }, [b]), true);
+  assert.deepEqual(paired[1], [b, 'frame-2']);
+  assert.deepEqual(p.waiting, { offered: 0, claimed: 0 });
+  assert.ok(!a.closed && !b.closed);
+});
+
+test('malformed offers are refused and their ports closed; malformed claims are refused', () => {
+  const { p, paired } = pairs();
+  for (const [data, n] of [[{ lane: 'A'.repeat(32) }, 1], [{ lane: N1.slice(1) }, 1], [{}, 1], [null, 1],
+    [{ lane: 7 }, 1], [{ lane: N1 }, 0], [{ lane: N1 }, 2]]) {
+    const ports = Array.from({ length: n }, fakePort);
+    assert.equal(p.offer(data, ports), false, JSON.stringify([data, n]));
+    assert.ok(ports.every((x) => x.closed));
+  }
+  assert.equal(p.offer({ lane: N1 }, undefined), false);
+  for (const bad of [undefined, 5, 'z'.repeat(32), N1 + '0', { toString: () => N1 }]) assert.equal(p.claim(bad, 'f'), false);
+  assert.deepEqual(p.waiting, { offered: 0, claimed: 0 });
+  assert.deepEqual(paired, []);
+  assert.ok(LANE_NONCE.test(N1));
+});
+
+test('a nonce offered twice keeps the first port; claimed twice, the first claimant', () => {
+  const { p, paired } = pairs();
+  const first = fakePort();
+  const second = fakePort();
+  p.offer({ lane: N1 }, [first]);
+  assert.equal(p.offer({ lane: N1 }, [second]), false);
+  assert.ok(second.closed);
+  p.claim(N2, 'one');
+  assert.equal(p.claim(N2, 'two'), false);
+  p.claim(N1, 'x');
+  p.offer({ lane: N2 }, [fakePort()]);
+  assert.deepEqual(paired.map(([port, who]) => [port === first, who]), [[true, 'x'], [false, 'one']]);
+});
+
+test('a half older than ten seconds pairs with nothing and is dropped', () => {
+  let t = 0;
+  const { p, paired } = pairs(() => t);
+  const old = fakePort();
+  p.offer({ lane: N1 }, [old]);
+  p.claim(N2, 'stale');
+  t = 10_001;
+  assert.equal(p.claim(N1, 'late'), true); // kept as a claim of its own now
+  assert.ok(old.closed);
+  const fresh = fakePort();
+  p.offer({ lane: N2 }, [fresh]); // the claim is stale: the port waits instead
+  assert.deepEqual(paired, []);
+  assert.deepEqual(p.waiting, { offered: 1, claimed: 1 });
+});
+
+test('a flood keeps the 32 newest halves each side and closes the rest', () => {
+  let t = 0;
+  const { p } = pairs(() => t);
+  const ports = [];
+  for (let i = 0; i < 100; i++) {
+    t = i;
+    const port = fakePort();
+    ports.push(port);
+    p.offer({ lane: i.toString(16).padStart(32, '0') }, [port]);
+    p.claim(i.toString(16).padStart(32, 'f'), `f${i}`);
+  }
+  assert.deepEqual(p.waiting, { offered: 32, claimed: 32 });
+  assert.equal(ports.filter((x) => x.closed).length, 68);
+  assert.ok(ports.slice(68).every((x) => !x.closed));
+});
+
+// ---- the worker's side ------------------------------------------------------------------------
+
+/** Tab 1 on a.com with tool x, its lane up: returns the frame's port and its end of the channel. */
+async function withLane(t) {
+  const w = startWorker(t);
+  const port = w.connectFrame(1, 0, 'http://a.com/');
+  w.sendTools(port, [tool('x')]);
+  await tick();
+  w.fromHost();
+  const chan = new MessageChannel();
+  t.after(() => chan.port1.close());
+  const got = [];
+  chan.port1.on('message', (m) => got.push(m));
+  w.worker.offerLane({ data: { lane: N1 }, ports: [chan.port2] });
+  port.receive({ type: 'lane', nonce: N1 });
+  await settle();
+  return { w, port, lane: chan.port1, got };
+}
+
+test('a paired lane says lane_ready, carries calls and cancels, and brings the results back', async (t) => {
+  const { w, port, lane, got } = await withLane(t);
+  assert.deepEqual(got, [{ type: 'lane_ready' }]);
+  assert.equal(w.worker.frameLanes.size, 1);
+  w.call('c1', 'a.com', 'x', { a: 1 });
+  await settle();
+  assert.deepEqual(port.take(), []); // not on the runtime port
+  assert.deepEqual(got[1], { type: 'call', id: 'c1', tool: 'x', args: { a: 1 }, timeout_ms: 5000, max_bytes: 1 << 20 });
+  lane.postMessage({ type: 'result', id: 'c1', ok: true, value: '"one"' });
+  await settle();
+  assert.deepEqual(w.fromHost(), [{ type: 'result', id: 'c1', ok: true, value: '"one"', tab_id: 1 }]);
+
+  w.call('c2', 'a.com', 'x', {});
+  w.host({ type: 'cancel', id: 'c2' });
+  await settle();
+  assert.deepEqual(got.slice(2).map((m) => [m.type, m.id]), [['call', 'c2'], ['cancel', 'c2']]);
+  // The page's answer to the cancel comes on the lane too.
+  lane.postMessage({ type: 'result', id: 'c2', ok: false, error: { code: 'cancelled', message: 'cancelled' } });
+  await settle();
+  assert.deepEqual(w.fromHost().map((m) => [m.id, m.ok, m.error?.code]), [['c2', false, 'cancelled']]);
+});
+
+test('the lane carries only results: a tools report on it changes nothing', async (t) => {
+  const { w, lane } = await withLane(t);
+  lane.postMessage({ type: 'tools', url: 'http://a.com/', native: false, tools: [tool('x'), tool('evil')] });
+  lane.postMessage({ type: 'result', id: 'never-called', ok: true, value: '"x"' });
+  lane.postMessage('not an object');
+  await settle();
+  await tick();
+  assert.deepEqual(w.fromHost(), []);
+  assert.deepEqual(w.status().sites['a.com'].map((x) => x.name), ['x']);
+});
+
+test('a second lane for the same port is refused; a lane for a port that is gone too', async (t) => {
+  const { w, port } = await withLane(t);
+  const extra = new MessageChannel();
+  t.after(() => extra.port1.close());
+  w.worker.offerLane({ data: { lane: N2 }, ports: [extra.port2] });
+  port.receive({ type: 'lane', nonce: N2 });
+  await settle();
+  assert.equal(w.worker.frameLanes.size, 1);
+  assert.deepEqual(w.worker.lanesWaiting(), { offered: 1, claimed: 0 }); // the offer waits, unclaimed, until it ages out
+
+  const other = w.connectFrame(2, 0, 'http://a.com/two');
+  other.drop();
+  const late = new MessageChannel();
+  t.after(() => late.port1.close());
+  other.receive({ type: 'lane', nonce: 'c'.repeat(32) }); // after its disconnect: ignored
+  w.worker.offerLane({ data: { lane: 'c'.repeat(32) }, ports: [late.port2] });
+  await settle();
+  assert.equal(w.worker.frameLanes.size, 1);
+});
+
+test('with lanes off calls take the port; a port that drops closes its lane and fails its calls', async (t) => {
+  const { w, port, got } = await withLane(t);
+  w.worker.setLanes(false);
+  w.call('p1', 'a.com', 'x', {});
+  await settle();
+  assert.deepEqual(port.take().map((m) => [m.type, m.id]), [['call', 'p1']]);
+  assert.equal(got.length, 1); // only lane_ready
+  w.worker.setLanes(true);
+  w.call('l1', 'a.com', 'x', {});
+  await settle();
+  assert.deepEqual(got.slice(1).map((m) => [m.type, m.id]), [['call', 'l1']]);
+  port.drop();
+  await settle();
+  assert.equal(w.worker.frameLanes.size, 0);
+  assert.deepEqual(w.fromHost().map((m) => [m.id, m.error?.code]).sort(), [['l1', 'tab_closed'], ['p1', 'tab_closed']]);
+});
