@@ -3,7 +3,9 @@ extension (bench/floor_ext/) whose worker answers at once, and a bare native hos
 (bench/floor_host.py) that only relays. A round trip from this process goes socket -> host ->
 worker and back, over native messaging or over a loopback WebSocket from the worker to the host
 (what the fast link does), and optionally on to a content script and back (the way a site
-call goes). The series run interleaved in blocks; each gets warm-up calls first.
+call goes): over the content script's runtime port, or over a MessageChannel whose end an
+extension frame handed the worker (what the frame lane does). The series run interleaved in
+blocks; each gets warm-up calls first.
 
     .venv/bin/python -m bench.floor --calls 500
 
@@ -37,6 +39,7 @@ SERIES = {
     "WebSocket: socket -> host -> worker -> back": ("ws", "sw"),
     "native messaging, then worker -> content script -> worker": ("nm", "cs"),
     "WebSocket, then worker -> content script -> worker": ("ws", "cs"),
+    "WebSocket, then worker -> content script over a MessagePort -> worker": ("ws", "mp"),
 }
 
 
