@@ -1,7 +1,7 @@
 // Content-script ports, one per frame that has tools: who may connect, which port speaks for a
 // frame (only its current document's), and the frames' tool lists into the registry.
 
-import { LanePairs } from '../lib/frame-lanes.js';
+import { LANE_GRACE_MS, LanePairs } from '../lib/frame-lanes.js';
 import { frameUrl as urlForSite } from '../lib/inject-plan.js';
 import { isHttps, siteOf } from '../lib/site.js';
 
@@ -131,8 +131,9 @@ export class FramePorts {
     port.onDisconnect.addListener(() => {
       void this.chrome.runtime.lastError; // read, so Chrome does not report it as unchecked
       this.routes.delete(port);
-      this.lanes.get(port)?.close();
-      this.lanes.delete(port);
+      const lane = this.lanes.get(port);
+      this.lanes.delete(port); // no new calls on it; answers already on their way still come in
+      if (lane) setTimeout(() => lane.close(), LANE_GRACE_MS);
       if (this.ports.get(key)?.port === port) {
         this.ports.delete(key);
         this.registry.removeFrame(tabId, frameId);

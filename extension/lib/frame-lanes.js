@@ -5,12 +5,19 @@
 // lane"). The content script makes the channel and hands one end to the worker through an
 // extension frame (page/bridge/lane.html), with a random nonce; it sends the same nonce on its
 // runtime port. Only the two together make a lane, so a page that loads the bridge itself and
-// sends a port of its own (it can: the bridge is web accessible) pairs with nothing. Both halves
-// may come first; unpaired ones are few and short-lived, so a flood of ports costs nothing.
+// sends a port of its own (it can: the bridge is web accessible) pairs with nothing. The content
+// script sends its nonce before the frame even loads, so the claim comes first; a port that finds
+// no claim waiting is closed at once (a page must not park ports, and what it streams into them,
+// in the extension's process). Claims are few and short-lived.
 
 export const LANE_NONCE = /^[0-9a-f]{32}$/;
-const MAX_WAITING = 32; // unpaired halves kept, each side; the oldest goes first
-const WAIT_MS = 10_000; // an unpaired half older than this is dropped
+/**
+ * A lane is not ordered with its port: when the port closes, the worker keeps the lane, and
+ * waits before it answers the calls on it, this long for what may still be on the way.
+ */
+export const LANE_GRACE_MS = 100;
+const MAX_WAITING = 32; // claims kept; the oldest goes first
+const WAIT_MS = 10_000; // a claim older than this pairs with nothing
 
 /**
  * @template P the runtime-port side's value (what `claim` is given)
@@ -23,74 +30,53 @@ export class LanePairs {
   constructor({ now = () => Date.now(), paired }) {
     this.now = now;
     this.paired = paired;
-    /** @type {Map<string, {port: MessagePort, at: number}>} ports offered through the bridge */
-    this.offered = new Map();
     /** @type {Map<string, {claimant: P, at: number}>} nonces sent on runtime ports */
     this.claimed = new Map();
+    /** Ports closed unpaired, so far (the worker's state; tests). */
+    this.refused = 0;
   }
 
   /**
-   * A port from the bridge (the worker's `message` event). False (and the port closed) for one
-   * that is malformed.
+   * A port from the bridge (the worker's `message` event): paired with the claim of its nonce,
+   * else closed. True when it made a lane.
    * @param {unknown} data the event's data: `{lane: nonce}` @param {readonly MessagePort[]} ports
    */
   offer(data, ports) {
     const nonce = /** @type {any} */ (data)?.lane;
-    const port = ports?.length === 1 ? ports[0] : null;
-    if (!port || typeof nonce !== 'string' || !LANE_NONCE.test(nonce) || this.offered.has(nonce)) {
+    const ok = ports?.length === 1 && typeof nonce === 'string' && LANE_NONCE.test(nonce);
+    const waiting = ok ? this.claimed.get(nonce) : undefined;
+    if (waiting) this.claimed.delete(nonce);
+    if (!waiting || !this.fresh(waiting.at)) {
       for (const p of ports ?? []) p.close();
+      this.refused++;
       return false;
     }
-    const waiting = this.claimed.get(nonce);
-    if (waiting && this.fresh(waiting.at)) {
-      this.claimed.delete(nonce);
-      this.paired(port, waiting.claimant);
-      return true;
-    }
-    this.claimed.delete(nonce);
-    this.keep(this.offered, nonce, { port, at: this.now() }, (old) => old.port.close());
+    this.paired(ports[0], waiting.claimant);
     return true;
   }
 
   /**
-   * A nonce on a runtime port (the content script's `lane` message). False for a malformed one.
+   * A nonce on a runtime port (the content script's `lane` message), kept until its port comes.
+   * False for a malformed or repeated one.
    * @param {unknown} nonce @param {P} claimant
    */
   claim(nonce, claimant) {
     if (typeof nonce !== 'string' || !LANE_NONCE.test(nonce) || this.claimed.has(nonce)) return false;
-    const waiting = this.offered.get(nonce);
-    if (waiting) {
-      this.offered.delete(nonce);
-      if (this.fresh(waiting.at)) {
-        this.paired(waiting.port, claimant);
-        return true;
-      }
-      waiting.port.close();
+    for (const [k, v] of this.claimed) { // oldest first: Maps keep insertion order
+      if (this.fresh(v.at) && this.claimed.size < MAX_WAITING) break;
+      this.claimed.delete(k);
     }
-    this.keep(this.claimed, nonce, { claimant, at: this.now() }, () => {});
+    this.claimed.set(nonce, { claimant, at: this.now() });
     return true;
   }
 
-  /** How many halves wait, each side (for tests and the worker's state). */
+  /** Claims waiting for their port, and ports refused so far (the worker's state; tests). */
   get waiting() {
-    return { offered: this.offered.size, claimed: this.claimed.size };
+    return { claimed: this.claimed.size, refused: this.refused };
   }
 
   /** @param {number} at */
   fresh(at) {
     return this.now() - at <= WAIT_MS;
-  }
-
-  /**
-   * @template V @param {Map<string, V & {at: number}>} map @param {string} nonce
-   * @param {V & {at: number}} value @param {(v: V) => void} drop
-   */
-  keep(map, nonce, value, drop) {
-    for (const [k, v] of map) { // oldest first: Maps keep insertion order
-      if (this.fresh(v.at) && map.size < MAX_WAITING) break;
-      map.delete(k);
-      drop(v);
-    }
-    map.set(nonce, value);
   }
 }

@@ -1,13 +1,15 @@
 """The frame lane (lib/frame-lanes.js, page/isolated/lane.js, page/bridge/lane.html) end to end:
 real Chromium, host and MCP entry, native WebMCP and the polyfill. A frame's calls and results
 take a MessageChannel to the worker once the lane is up, and the bridge frame that carried it is
-gone; a page that loads the bridge itself and posts ports of its own pairs with nothing, cannot
-flood the worker, and cannot answer a call; a page whose CSP allows no frames still gets its lane
+gone; a page that loads the bridge itself and posts ports of its own pairs with nothing, has
+them closed at once, and cannot answer a call; a page whose CSP allows no frames still gets its lane
 (Chromium lets the extension's own frame in); a page with a lane still goes into the back/forward
 cache, and gets a new lane after it.
 """
 
 from __future__ import annotations
+
+import json
 
 import anyio
 import pytest
@@ -120,11 +122,11 @@ async def test_a_page_cannot_forge_a_lane_flood_the_worker_or_answer_a_call(brow
     page, s, worker = await with_lane(browser, mcp, site_url)
     url = await worker.evaluate("() => chrome.runtime.getURL('page/bridge/lane.html')")
     await page.evaluate(FORGE, {"url": url, "n": 40})
-    with anyio.fail_after(10):  # the worker has had them all: 40 offered, at most 32 kept
-        while (await worker.evaluate("() => globalThis.sidecar.lanesWaiting()"))["offered"] < 32:
+    with anyio.fail_after(10):  # the worker has had them all, and closed each at once
+        while (await worker.evaluate("() => globalThis.sidecar.lanesWaiting()"))["refused"] < 40:
             await anyio.sleep(0.05)
     waiting = await worker.evaluate("() => globalThis.sidecar.lanesWaiting()")
-    assert waiting == {"offered": 32, "claimed": 0}
+    assert waiting == {"claimed": 0, "refused": 40}  # nothing kept
     assert await lanes(worker) == 1  # none of the page's ports became a lane
     await worker.evaluate(COUNT_LANE)
     for i in range(3):
@@ -132,6 +134,45 @@ async def test_a_page_cannot_forge_a_lane_flood_the_worker_or_answer_a_call(brow
         assert not r.is_error and r.structured_content == {"sum": i + 1, "label": "A"}
     assert await worker.evaluate("() => [globalThis.laneCalls, globalThis.laneResults]") == [3, 3]
     assert await page.evaluate("() => window.calls") == 4  # the first call and these three, all the page's
+
+
+# A page that gets in the way: posts into the bridge first (a capture listener runs before the
+# content script's), and fires made-up `load` and `pagehide` events the moment the frame is added.
+INTERFERE = """() => {
+  window.interfered = 0;
+  document.addEventListener('load', (ev) => {
+    const f = ev.target;
+    if (f.tagName !== 'IFRAME' || !f.src.startsWith('chrome-extension://')) return;
+    f.contentWindow.postMessage({lane: '0'.repeat(32)}, '*', [new MessageChannel().port2]);
+    window.interfered++;
+  }, true);
+  new MutationObserver((records) => {
+    for (const r of records) for (const n of r.addedNodes) {
+      if (n.tagName !== 'IFRAME') continue;
+      n.dispatchEvent(new Event('load'));
+      dispatchEvent(new Event('pagehide'));
+      window.interfered++;
+    }
+  }).observe(document.documentElement, {childList: true});
+}"""
+
+
+async def test_a_page_that_gets_in_the_way_of_the_bridge_still_gets_its_lane(browser, mcp, site_url):
+    page = await browser.open(site_url + "tools.html")
+    s = slug(site_url)
+    await mcp.wait_tools(lambda n: f"{s}__add" in n)
+    worker = await browser.worker()
+    await page.evaluate(INTERFERE)
+    await first_call(mcp, s)
+    await wait_lanes(worker, 1)
+    # The observer once; the capture listener twice (its own made-up load, into about:blank, and
+    # the real one, into the bridge, ahead of the content script).
+    assert await page.evaluate("() => window.interfered") == 3
+    assert (await worker.evaluate("() => globalThis.sidecar.lanesWaiting()"))["refused"] == 1  # the page's
+    await worker.evaluate(COUNT_LANE)
+    r = await mcp.call(f"{s}__add", {"a": 1, "b": 2})
+    assert not r.is_error and r.structured_content == {"sum": 3, "label": "A"}
+    assert await worker.evaluate("() => [globalThis.laneCalls, globalThis.laneResults]") == [1, 1]
 
 
 async def test_a_page_whose_csp_allows_no_frames_still_gets_its_lane(browser, mcp, site_url):
@@ -172,3 +213,29 @@ async def bfcache_round(browser, mcp, site_url: str) -> None:
     r = await mcp.call(f"{s}__add", {"a": 5, "b": 5})
     assert not r.is_error and r.structured_content == {"sum": 10, "label": "A"}
     assert await worker.evaluate("() => [globalThis.laneCalls, globalThis.laneResults]") == [1, 1]
+
+
+@pytest.mark.parametrize("bfcache", [False, True], ids=["no-bfcache", "bfcache"])
+async def test_a_form_that_navigates_answers_from_the_next_page_when_its_call_took_the_lane(
+    tmp_path, sidecar_env, mode, site_url, bfcache
+):
+    """The form's notice that its document is going travels on the port, which then closes:
+    the call follows to the next page, as it does without a lane."""
+    async with (
+        launch(tmp_path, sidecar_env, mode, bfcache=bfcache) as browser,
+        McpSession(sidecar_env) as mcp,
+    ):
+        page = await browser.open(site_url + "nav-form.html?ping")
+        s = slug(site_url)
+        await mcp.wait_tools(lambda n: f"{s}__ping" in n and f"{s}__book_table" in n)
+        worker = await browser.worker()
+        r = await mcp.call(f"{s}__ping")
+        assert not r.is_error and r.content[0].text == "pong"
+        await wait_lanes(worker, 1)
+        await worker.evaluate(COUNT_LANE)
+        r = await mcp.call(f"{s}__book_table", {"who": "Lane", "guests": 3})
+        assert not r.is_error, r.content[0].text
+        got = r.structured_content or json.loads(r.content[0].text)
+        assert "nav-result.html?who=Lane&guests=3" in got["url"] and got["title"] == "Reservation received"
+        assert await worker.evaluate("() => globalThis.laneCalls") == 1
+        await page.wait_for_url(got["url"])

@@ -36,32 +36,41 @@
     const chan = new MessageChannel();
     const id = nonce();
     const frame = document.createElement('iframe');
-    const removeFrame = () => frame.remove();
-    const giveUp = setTimeout(removeFrame, GIVE_UP_MS);
+    /** Events the page made up (a `load` before the bridge is in, a `pagehide`) do nothing. */
+    const onPageHide = (/** @type {Event} */ ev) => ev.isTrusted && done();
+    const done = () => {
+      clearTimeout(giveUp);
+      removeEventListener('pagehide', onPageHide);
+      frame.remove();
+    };
+    const giveUp = setTimeout(done, GIVE_UP_MS);
     // A page left while the frame is still there would not go into the back/forward cache.
-    addEventListener('pagehide', removeFrame, { once: true });
+    addEventListener('pagehide', onPageHide);
     chan.port1.onmessage = (ev) => {
       if (closed) return;
       if (!ready) {
         if (ev.data?.type !== 'lane_ready') return;
         ready = true;
-        clearTimeout(giveUp);
-        removeFrame();
+        done();
         return;
       }
       onMessage(ev.data);
     };
     const url = chrome.runtime.getURL(BRIDGE);
     frame.src = url;
-    frame.hidden = true;
+    // Hidden whatever the page's CSS says of iframes (an inline !important wins over its rules).
+    frame.style.setProperty('display', 'none', 'important');
     frame.setAttribute('aria-hidden', 'true');
     frame.tabIndex = -1;
     // To the extension's origin only: a page that swapped the frame's document gets nothing.
-    frame.addEventListener('load', () => {
+    frame.addEventListener('load', function post(ev) {
+      if (!ev.isTrusted) return;
+      frame.removeEventListener('load', post);
       frame.contentWindow?.postMessage({ lane: id }, new URL(url).origin, [chan.port2]);
-    }, { once: true });
-    root.append(frame);
+    });
+    // The nonce first: the worker closes a port whose claim it has not seen.
     claim(id);
+    root.append(frame);
     return {
       post(msg) {
         if (!ready || closed) return false;
@@ -70,8 +79,7 @@
       },
       close() {
         closed = true;
-        clearTimeout(giveUp);
-        removeFrame();
+        done();
         chan.port1.close();
       },
     };

@@ -97,9 +97,11 @@
   /** @param {unknown} msg */
   function send(msg) {
     if (!port) return;
-    // A call that came on the frame lane (lane.js) is answered on it; all else takes the port.
+    // A call that came on the frame lane (lane.js) is answered on it; all else takes the port,
+    // also the `pagehide` notice (a result without `ok`, leaving.js): the port's disconnect
+    // follows it at once, and must not overtake it.
     const m = /** @type {any} */ (msg);
-    if ((m?.type === 'result' || m?.type === 'result_part') && laneCalls.has(m.id)) {
+    if (((m?.type === 'result' && 'ok' in m) || m?.type === 'result_part') && laneCalls.has(m.id)) {
       if (m.type === 'result') laneCalls.delete(m.id);
       if (lane?.post(msg)) return;
     }
