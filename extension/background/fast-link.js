@@ -62,14 +62,10 @@ export class FastLink {
   }
 
   /**
-   * One message to the host; false when the link is not open (then use the native port).
-   * @param {any} msg
+   * One message to the host, already encoded (native-link.js measures it first); false when the
+   * link is not open (then use the native port).
+   * @param {string} text
    */
-  postMessage(msg) {
-    return this.postText(JSON.stringify(msg));
-  }
-
-  /** The same, already encoded. @param {string} text */
   postText(text) {
     if (!this.isOpen()) return false;
     /** @type {WebSocket} */ (this.ws).send(text);

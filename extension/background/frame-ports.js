@@ -41,7 +41,7 @@ export class FramePorts {
    *   portGone: (port: chrome.runtime.Port, tabId: number) => void,
    * }} opts
    *   changed: the registry may have changed (coalesced into one diff for the host);
-   *   portGone: a frame's document went away (its calls fail)
+   *   portGone: a frame's document went away (its calls fail; LANE_GRACE_MS later if it had a lane)
    */
   constructor({ chrome, registry, changed, portGone }) {
     this.chrome = chrome;
@@ -132,14 +132,18 @@ export class FramePorts {
       void this.chrome.runtime.lastError; // read, so Chrome does not report it as unchecked
       this.routes.delete(port);
       const lane = this.lanes.get(port);
-      this.lanes.delete(port); // no new calls on it; answers already on their way still come in
-      if (lane) setTimeout(() => lane.close(), LANE_GRACE_MS);
+      this.lanes.delete(port); // no new calls on it
       if (this.ports.get(key)?.port === port) {
         this.ports.delete(key);
         this.registry.removeFrame(tabId, frameId);
         this.changed();
       }
-      this.portGone(port, tabId);
+      if (!lane) return this.portGone(port, tabId);
+      // A lane is not ordered with its port: answers still on it come in before the calls fail.
+      setTimeout(() => {
+        lane.close();
+        this.portGone(port, tabId);
+      }, LANE_GRACE_MS);
     });
   }
 

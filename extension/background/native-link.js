@@ -128,11 +128,10 @@ export class NativeLink {
 
   /**
    * Sends a message to the host; false when there is no host. A result (the hot path) takes the
-   * fast link while it is open, else the native port (postMessage encodes it once). A long
-   * result goes in 64 Ki-unit chunks on the native port: Chromium carries 5 MiB that way in
-   * ~45 ms, over its WebSocket in ~100 (bench/README.md, "The fast link"). Only a tool list,
-   * whose size a page controls, is encoded here, to be split into chunks if it is over the
-   * browser->host limit.
+   * fast link while it is open, else the native port. A long result goes in 64 Ki-unit chunks on
+   * the native port: Chromium carries 5 MiB that way in ~45 ms, over its WebSocket in ~100
+   * (bench/README.md, "The fast link"). Only a result and a tool list, whose sizes a page
+   * controls, are encoded here, to be measured (and split into chunks if they are too long).
    * @param {any} msg
    */
   send(msg) {

@@ -18,7 +18,6 @@ import {
 import { TIMEOUT_GRACE_MS } from '../lib/protocol.js';
 import { addPart, joinParts } from '../lib/result-parts.js';
 import { cleanText } from '../lib/page-text.js';
-import { LANE_GRACE_MS } from '../lib/frame-lanes.js';
 import { postToFrame } from './frame-ports.js';
 import { inPage } from './page-calls.js';
 
@@ -260,33 +259,20 @@ export class SiteCalls {
     this.send(result);
   }
 
-  /**
-   * The frame's document went away mid-call; tell the closed tab from a reload or navigation.
-   * A call on a frame lane may have its answer still on the lane, which is not ordered with the
-   * port's disconnect: those calls are decided LANE_GRACE_MS later.
-   */
+  /** The frame's document went away mid-call; tell the closed tab from a reload or navigation. */
   portGone(port, tabId) {
     const ids = [];
-    let onLane = false;
     for (const [id, call] of this.pending) {
       if (call.port !== port) continue;
       if (call.navigating) void this.follow(id); // a form's document gave way to the next one
       else ids.push(id);
-      onLane ||= call.lane !== null;
     }
     if (!ids.length) return;
-    const answer = (message) => {
-      for (const id of ids) {
-        if (this.pending.get(id)?.navigating) void this.follow(id); // its notice came late
-        else this.finish(id, errorResult(id, 'tab_closed', message, tabId));
-      }
-    };
-    const decide = () => this.chrome.tabs.get(tabId).then(
+    const answer = (message) => { for (const id of ids) this.finish(id, errorResult(id, 'tab_closed', message, tabId)); };
+    this.chrome.tabs.get(tabId).then(
       () => answer('The page running the call was reloaded or left before the tool answered.'),
       () => answer(TAB_CLOSED_MESSAGE),
     );
-    if (onLane) setTimeout(decide, LANE_GRACE_MS + 10); // after the lane's last messages (frame-ports.js)
-    else void decide();
   }
 
   /** @param {number} tabId */

@@ -12,8 +12,8 @@
 
 export const LANE_NONCE = /^[0-9a-f]{32}$/;
 /**
- * A lane is not ordered with its port: when the port closes, the worker keeps the lane, and
- * waits before it answers the calls on it, this long for what may still be on the way.
+ * A lane is not ordered with its port: when the port closes, the worker keeps the lane this long
+ * for what may still be on the way, and only then fails the frame's calls (frame-ports.js).
  */
 export const LANE_GRACE_MS = 100;
 const MAX_WAITING = 32; // claims kept; the oldest goes first

@@ -53,14 +53,14 @@ test('the URL is the loopback address, the port and the token in the path', () =
 test('nothing goes over the link until it is open; then messages go both ways as JSON', () => {
   const { fast, got, logs } = link();
   assert.equal(fast.state(), 'closed');
-  assert.equal(fast.postMessage({ type: 'result', id: 'a' }), false);
+  assert.equal(fast.postText(JSON.stringify({ type: 'result', id: 'a' })), false);
   fast.open(40123, TOKEN);
   const [ws] = FakeWS.made;
   assert.equal(fast.state(), 'connecting');
-  assert.equal(fast.postMessage({ type: 'result', id: 'a' }), false);
+  assert.equal(fast.postText(JSON.stringify({ type: 'result', id: 'a' })), false);
   ws.accept();
   assert.equal(fast.state(), 'open');
-  assert.equal(fast.postMessage({ type: 'result', id: 'b', value: 'é😀' }), true);
+  assert.equal(fast.postText(JSON.stringify({ type: 'result', id: 'b', value: 'é😀' })), true);
   assert.deepEqual(ws.take(), [{ type: 'result', id: 'b', value: 'é😀' }]);
   ws.receive({ type: 'call', id: 'c1' });
   ws.receive('{not json');
@@ -69,7 +69,7 @@ test('nothing goes over the link until it is open; then messages go both ways as
   assert.deepEqual(logs.map(([level]) => level), ['warning', 'warning']);
   ws.close();
   assert.equal(fast.state(), 'closed');
-  assert.equal(fast.postMessage({ type: 'result', id: 'c' }), false);
+  assert.equal(fast.postText(JSON.stringify({ type: 'result', id: 'c' })), false);
 });
 
 test('a new offer replaces the open link; the old one closing later changes nothing', () => {

@@ -6,10 +6,12 @@
 // else is, and nothing is answered. The content script removes this frame once the worker says
 // the lane is up, not before: a message whose sending frame is gone before the worker gets it is
 // dropped.
+import { LANE_NONCE } from '../../lib/frame-lanes.js';
+
 let left = 4;
 addEventListener('message', function pass(ev) {
   const nonce = ev.data?.lane;
-  if (ev.ports.length !== 1 || typeof nonce !== 'string' || !/^[0-9a-f]{32}$/.test(nonce)) return;
+  if (ev.ports.length !== 1 || typeof nonce !== 'string' || !LANE_NONCE.test(nonce)) return;
   if (--left === 0) removeEventListener('message', pass);
   navigator.serviceWorker?.ready.then((reg) => reg.active?.postMessage({ lane: nonce }, [ev.ports[0]]))
     .catch(() => {});
