@@ -17,13 +17,19 @@ export class FastLink {
    * @param {{
    *   WebSocket?: typeof globalThis.WebSocket,
    *   onMessage: (raw: any) => void,
+   *   onClose?: () => void,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
-   * }} opts onMessage: each message from the host (the same as the native port's)
+   *   name?: string,
+   * }} opts onMessage: each message from the host (the same as the native port's); onClose:
+   *   the socket closed (or never opened); name: the link's, in log lines (entry-links.js
+   *   makes one of these per MCP entry)
    */
-  constructor({ WebSocket = globalThis.WebSocket, onMessage, log }) {
+  constructor({ WebSocket = globalThis.WebSocket, onMessage, onClose, log, name = 'fast link' }) {
     this.WebSocket = WebSocket;
     this.onMessage = onMessage;
+    this.onClose = onClose ?? (() => {});
     this.log = log;
+    this.name = name;
     /** @type {WebSocket|null} */
     this.ws = null;
   }
@@ -35,25 +41,26 @@ export class FastLink {
     try {
       ws = new this.WebSocket(fastLinkUrl(port, token));
     } catch (e) {
-      this.log('warning', `fast link not opened, the native port carries everything: ${e?.message ?? e}`);
+      this.log('warning', `${this.name} not opened, the native port carries everything: ${e?.message ?? e}`);
       return;
     }
     this.ws = ws;
     ws.onmessage = (ev) => {
-      if (typeof ev.data !== 'string') return this.log('warning', 'ignored a binary frame on the fast link');
+      if (typeof ev.data !== 'string') return this.log('warning', `ignored a binary frame on the ${this.name}`);
       let raw;
       try {
         raw = JSON.parse(ev.data);
       } catch {
-        return this.log('warning', 'ignored a fast-link frame that is not JSON');
+        return this.log('warning', `ignored a frame that is not JSON on the ${this.name}`);
       }
       if (!FROM_LINK.has(raw?.type)) {
-        return this.log('warning', `ignored a ${String(raw?.type).slice(0, 40)} message on the fast link: it carries calls only`);
+        return this.log('warning', `ignored a ${String(raw?.type).slice(0, 40)} message on the ${this.name}: it carries calls only`);
       }
       this.onMessage(raw);
     };
     ws.onclose = () => {
       if (this.ws === ws) this.ws = null;
+      this.onClose();
     };
   }
 

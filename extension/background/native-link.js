@@ -26,14 +26,17 @@ export class NativeLink {
    *   onDown: () => void,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
    *   fast?: import('./fast-link.js').FastLink,
+   *   entries?: import('./entry-links.js').EntryLinks,
    * }} opts
    *   onMessage: every message from the host (chunks included: routes.js joins them with join());
    *   onOpen: a port just opened (send the greeting); onDown: it closed (stop the work for it);
-   *   fast: the fast link (fast-link.js), which results take while it is open
+   *   fast: the fast link (fast-link.js), which results take while it is open; entries: the
+   *   MCP entries' own links (entry-links.js), which the results of their calls take first
    */
-  constructor({ chrome, onMessage, onOpen, onDown, log, fast }) {
+  constructor({ chrome, onMessage, onOpen, onDown, log, fast, entries }) {
     this.chrome = chrome;
     this.fast = fast ?? null;
+    this.entries = entries ?? null;
     this.onMessage = onMessage;
     this.onOpen = onOpen;
     this.onDown = onDown;
@@ -108,6 +111,7 @@ export class NativeLink {
   down(message) {
     this.port = null;
     this.fast?.close(); // its host is gone with the port
+    this.entries?.closeAll(); // and its entries' links (they offer new ones to the next host)
     this.connected = false;
     this.mismatch = null;
     if (this.stableTimer) clearTimeout(this.stableTimer);
@@ -142,10 +146,11 @@ export class NativeLink {
         // Measured whole, so a long error message is a long result too.
         const text = JSON.stringify(msg);
         if (text.length > RESULT_CHUNK_CHARS) {
+          this.entries?.forget(msg.id); // the host routes it to its entry by its id
           for (const chunk of sliceIntoChunks(text, `sw${++this.chunkCounter}`, RESULT_CHUNK_CHARS)) {
             port.postMessage(chunk);
           }
-        } else if (!this.fast?.postText(text)) {
+        } else if (!this.entries?.postResult(msg.id, text) && !this.fast?.postText(text)) {
           port.postMessage(msg);
         }
         return true;
@@ -200,6 +205,7 @@ export class NativeLink {
       hint: this.hint,
       retryInMs: !this.port && this.reconnectTimer ? Math.max(0, this.retryAt - Date.now()) : null,
       fastLink: this.fast?.state() ?? 'closed',
+      entryLinks: this.entries?.state() ?? {},
     };
   }
 
@@ -207,6 +213,7 @@ export class NativeLink {
   stop() {
     this.stopped = true;
     this.fast?.close();
+    this.entries?.closeAll();
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     if (this.stableTimer) clearTimeout(this.stableTimer);
     this.reconnectTimer = null;

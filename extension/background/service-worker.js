@@ -18,6 +18,7 @@ globalThis.sidecar = {
   setLanes: worker.setLanes,
   pending: worker.pending,
   fastLink: worker.fastLink,
+  entryLinks: worker.entryLinks,
   connect: worker.connect,
   browserTools: worker.browserTools,
   routes: worker.routes,

@@ -8,6 +8,7 @@ import { PROTOCOL_VERSION } from '../lib/protocol.js';
 import { Registry } from '../lib/registry.js';
 import { installBrowserTools } from './browser-tools.js';
 import { FramePorts } from './frame-ports.js';
+import { EntryLinks } from './entry-links.js';
 import { FastLink } from './fast-link.js';
 import { NativeLink } from './native-link.js';
 import { installOpenTabs } from './open-tabs.js';
@@ -40,8 +41,10 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
 
   // Host messages from the fast link are routed as the native port's are (routes.js).
   const fast = new FastLink({ onMessage: (raw) => routes.fromHost(raw), log });
+  // So are an MCP entry's calls on its own link; a link that closes stops the calls it brought.
+  const entries = new EntryLinks({ onMessage: (raw) => routes.fromHost(raw), cancel: (id) => siteCalls.cancel(id), log });
   const link = new NativeLink({
-    chrome, log, fast, onMessage: (raw) => routes.fromHost(raw), onOpen: greet, onDown: () => siteCalls.dropAll(),
+    chrome, log, fast, entries, onMessage: (raw) => routes.fromHost(raw), onOpen: greet, onDown: () => siteCalls.dropAll(),
   });
   const updates = new SiteUpdates({ registry, send, log, linked: () => link.port !== null });
   const frames = new FramePorts({
@@ -152,6 +155,7 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
     setLanes: (on) => { frames.lanesOn = on; },
     pending: siteCalls.pending,
     fastLink: fast,
+    entryLinks: entries,
     /** No more reconnects or timers of its own (tests drop a worker this way; Chrome just ends it). */
     stop() {
       link.stop();

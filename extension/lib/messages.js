@@ -6,6 +6,8 @@ import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, ERROR_CODES, ERROR_TEXTS, MAX_TI
 const MAX_MESSAGE_CHARS = 2000;
 /** The fast link's token (host: wire/messages.py FastLink): it goes into the link's URL path. */
 const FAST_LINK_TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
+/** An MCP entry's connection id (wire/messages.py EntryLink): its calls' ids begin with it. */
+const ENTRY_CONN = /^c[0-9]{1,12}$/;
 
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isId = (v) => typeof v === 'string' && v.length > 0;
@@ -58,6 +60,11 @@ export function checkHostMessage(msg) {
       if (!Number.isInteger(msg.port) || msg.port < 1 || msg.port > 65535) return bad('no port');
       if (typeof msg.token !== 'string' || !FAST_LINK_TOKEN.test(msg.token)) return bad('no token');
       return { ok: true, msg: { type, port: msg.port, token: msg.token } };
+    case 'entry_link':
+      if (typeof msg.conn !== 'string' || !ENTRY_CONN.test(msg.conn)) return bad('no conn');
+      if (!Number.isInteger(msg.port) || msg.port < 1 || msg.port > 65535) return bad('no port');
+      if (typeof msg.token !== 'string' || !FAST_LINK_TOKEN.test(msg.token)) return bad('no token');
+      return { ok: true, msg: { type, conn: msg.conn, port: msg.port, token: msg.token } };
     case 'host_hello':
       if (!Number.isInteger(msg.protocol)) return bad('no protocol');
       return {

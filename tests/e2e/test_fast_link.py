@@ -1,7 +1,8 @@
 """The fast link (native_host/fast_link.py, background/fast-link.js) end to end: real Chromium,
 host and MCP entry. Site calls and results take the loopback WebSocket the host offers; a page
 cannot open it, even knowing its URL; a link that drops answers the call it held and comes back;
-with the link off, the native port carries everything as before.
+with the link off, the native port carries everything as before. The MCP entry here has its own
+link off (its calls then take the host, and so the fast link: test_entry_link.py has the rest).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import anyio
 import pytest
 
 from tests.support.browser import launch
-from tests.support.mcp_session import McpSession
+from tests.support.mcp_session import ENTRY_WITHOUT_LINK, McpSession
 from webmcp_sidecar.native_host.app import LINK_DROPPED
 from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
 
@@ -29,6 +30,12 @@ COUNT_RESULTS = """() => {
     return sent;
   };
 }"""
+
+
+@pytest.fixture
+async def mcp(sidecar_env, browser):
+    async with McpSession(sidecar_env, command=ENTRY_WITHOUT_LINK) as session:
+        yield session
 
 
 def slug(url: str) -> str:
@@ -115,7 +122,7 @@ async def test_a_dropped_link_answers_the_call_it_held_and_comes_back(browser, m
 async def test_with_the_link_off_the_native_port_carries_the_calls(tmp_path, sidecar_env, mode, site_url):
     async with launch(tmp_path, {**sidecar_env, FAST_LINK_ENV: "0"}, mode) as browser:
         await browser.open(site_url + "tools.html")
-        async with McpSession(sidecar_env) as mcp:
+        async with McpSession(sidecar_env, command=ENTRY_WITHOUT_LINK) as mcp:
             s = slug(site_url)
             await mcp.wait_tools(lambda n: f"{s}__add" in n)
             worker = await browser.worker()

@@ -15,6 +15,10 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters, types
 
+# The entry with its own link to the browser off (mcp_server/entry_link.py): its site calls take
+# the host, as a client config's `env` would set it. For tests of what lies behind the host.
+ENTRY_WITHOUT_LINK = ["/usr/bin/env", "WEBMCP_SIDECAR_ENTRY_LINK=0", sys.executable, "-m", "webmcp_sidecar"]
+
 
 class McpSession:
     """The entry starts exactly as an MCP client's SDK starts it by default: no `env`, so it gets

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV, EntryLink
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import FrameError, dumps, parse_payload
@@ -55,6 +56,9 @@ class HostLink:
         self._writer: asyncio.StreamWriter | None = None
         self._pending: PendingRequests[dict[str, Any]] = PendingRequests()
         self.closed = asyncio.Event()
+        # The browser's own link to this entry, for site calls (entry_link.py), once offered.
+        self.direct: EntryLink | None = None
+        self._direct_start: asyncio.Task[None] | None = None
 
     @property
     def name(self) -> str:
@@ -64,9 +68,7 @@ class HostLink:
     async def open(self) -> None:
         reader, writer = await localsock.connect(self.endpoint)
         self._writer = writer
-        hello = m.EntryHello(
-            client=self.pool.client_name, pid=os.getpid(), token=self.endpoint.token
-        )
+        hello = m.EntryHello(client=self.pool.client_name, pid=os.getpid(), token=self.endpoint.token)
         writer.write(localsock.frame(dumps(hello.model_dump())))
         payload = await asyncio.wait_for(localsock.read_frame(reader), timeout=5)
         if payload is None:
@@ -82,7 +84,17 @@ class HostLink:
         self.extension_connected = self.welcome.extension_connected
         self._reader = reader
 
+    def _start_direct(self) -> None:
+        """Offers the browser a link of its own to this entry (in the background: calls take
+        the host until it is open)."""
+        origin = self.welcome.extension_origin if self.welcome else ""
+        if self.mismatch or not origin or os.environ.get(ENTRY_LINK_ENV, "1") == "0":
+            return
+        self.direct = EntryLink(origin, self.notify, self._pending.resolve)
+        self._direct_start = asyncio.get_running_loop().create_task(self.direct.start())
+
     async def pump(self) -> None:
+        self._start_direct()
         try:
             while (payload := await localsock.read_frame(self._reader)) is not None:
                 try:
@@ -135,6 +147,8 @@ class HostLink:
             return
         self.closed.set()
         self._pending.fail_all(HostGone)
+        if self.direct is not None:
+            self.direct.stop()
         if self._writer is not None:
             self._writer.close()
 
@@ -142,9 +156,12 @@ class HostLink:
         self._close()
 
     def _send(self, message: dict[str, Any]) -> None:
+        self._send_payload(dumps(message))
+
+    def _send_payload(self, payload: bytes) -> None:
         if self._writer is None or self.closed.is_set():
             raise HostGone()
-        self._writer.write(localsock.frame(dumps(message)))
+        self._writer.write(localsock.frame(payload))
 
     def notify(self, message: dict[str, Any]) -> None:
         """Send a message that gets no answer (e.g. `session_info`); a closed link drops it."""
@@ -158,17 +175,25 @@ class HostLink:
         """
         assert self.welcome is not None
         call_id = message["id"] = self._pending.open(prefix=self.welcome.conn + ".")
+        payload = dumps(message)
+        direct = self.direct if message.get("type") == "call" else None
         try:
-            self._send(message)
+            # A site call takes the browser's link to this entry while it is open.
+            if direct is None or not direct.send_call(call_id, payload):
+                self._send_payload(payload)
         except HostGone:
             self._pending.discard(call_id)
             raise
         try:
             raw = await self._pending.wait(call_id)
         except asyncio.CancelledError:
-            with contextlib.suppress(HostGone):
-                self._send({"type": "cancel", "id": call_id})
+            if direct is None or not direct.send_cancel(call_id):
+                with contextlib.suppress(HostGone):
+                    self._send({"type": "cancel", "id": call_id})
             raise
+        finally:
+            if direct is not None:
+                direct.done(call_id)
         return m.Result.model_validate(raw)
 
 

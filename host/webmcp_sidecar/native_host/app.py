@@ -263,6 +263,8 @@ class Host(EntrySide):
             self.browser = browser
             log.info("extension %s connected (%s)", extension_version, browser)
             self._offer_fast_link()
+            for conn in self.conns.values():  # entries that offered their links before
+                self.pass_entry_link(conn)
         if self.conns:  # no Status model built when nobody listens (at the first hello)
             self.broadcast(dumps(self.status().model_dump()))
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from webmcp_sidecar.native_host import first_answer
+from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
 from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import FrameError, dumps, parse_payload
@@ -53,6 +54,8 @@ class EntryConn:
         self.pending: set[str] = set()
         self.client: str | None = None  # set by `session_info`
         self.mismatch: str | None = None  # the entry speaks another protocol: refuse its calls
+        # The entry's link offer (`entry_link`), until it is passed on to the browser.
+        self.link_offer: m.EntryLinkOffer | None = None
 
     def send_payload(self, payload: bytes) -> None:
         if not self.writer.is_closing():
@@ -192,8 +195,13 @@ class EntrySide:
 
         msg = m.entry_message.validate_python(raw)
         if isinstance(msg, m.Cancel):
-            if msg.id in conn.pending:
+            # Its own calls only: those the host routed, and those its entry link carried
+            # (the entry cancels these here when the link drops).
+            if msg.id in conn.pending or msg.id.startswith(conn.prefix):
                 self.send_cancel(msg.id)
+        elif isinstance(msg, m.EntryLinkOffer):
+            conn.link_offer = msg
+            self.pass_entry_link(conn)
         elif isinstance(msg, m.SessionInfo):
             # The MCP client introduced itself: the browser names the session's tab group after it.
             conn.client = msg.client
@@ -201,6 +209,20 @@ class EntrySide:
                 self.send_to_browser(dumps(m.Session(session=conn.id, client=msg.client).model_dump()))
         elif isinstance(msg, m.Ping):
             conn.send_payload(dumps({"type": "pong", "id": msg.id}))
+
+    def pass_entry_link(self, conn: EntryConn) -> None:
+        """The entry's offer of its own link to the worker (mcp_server/entry_link.py), passed on
+        with the connection id its calls' ids begin with; kept until the browser is there. Not
+        while links are off (FAST_LINK_ENV) or the extension speaks another protocol."""
+        offer = conn.link_offer
+        if offer is None or not self.extension_connected or self.mismatch:
+            return
+        conn.link_offer = None
+        if os.environ.get(FAST_LINK_ENV, "1") == "0":
+            return
+        self.send_to_browser(
+            dumps({"type": "entry_link", "conn": conn.id, "port": offer.port, "token": offer.token})
+        )
 
     def _own_session(self, conn: EntryConn, call_id: str, raw: dict[str, Any]) -> bytes | None:
         """A browser call runs in the session of the connection it came on, whatever it names;
@@ -239,10 +261,15 @@ class EntrySide:
         conn.send_payload(dumps(res.model_dump(exclude_none=True)))
 
     def _route_result(self, call_id: str, payload: bytes) -> bool:
-        """Forward an entry's result untouched; False when no entry waits for this id."""
+        """Forward an entry's result untouched; False when no entry waits for this id. A call
+        its entry link carried is not pending here, but its result may come this way (a long
+        one, in chunks on the native port): it goes to the entry its id names."""
         conn = self._forget_call(call_id)
         if conn is None:
-            return False
+            prefix, dot, _ = call_id.partition(".")
+            conn = self.conns.get(prefix) if dot else None
+            if conn is None:
+                return False
         conn.send_payload(payload)
         return True
 

@@ -59,7 +59,15 @@ MAX_QUEUE = 4
 class FastLink:
     """The host's end: the server, the worker's connection when there is one, and `send`."""
 
-    def __init__(self, origin: str, on_frame: Callable[[bytes], None], on_drop: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        origin: str,
+        on_frame: Callable[[bytes], None],
+        on_drop: Callable[[], None],
+        name: str = "fast link",
+    ) -> None:
+        """name: the link's, in log lines (the MCP entry's link uses this class too)."""
+        self.name = name
         # Chrome gives the host its caller's origin with a trailing slash; browsers send none.
         self.origin = origin.rstrip("/")
         # The token of the latest offer, until a connection spends it.
@@ -123,7 +131,7 @@ class FastLink:
                 max_queue=MAX_QUEUE,
             )
         except OSError as e:
-            log.warning("no fast link, native messaging carries everything: %s", e)
+            log.warning("no %s, its messages take the slower way: %s", self.name, e)
             return None
         self.port = int(self._server.sockets[0].getsockname()[1])
         return self.port
@@ -149,7 +157,7 @@ class FastLink:
         self._refusals += 1
         if self._refusals <= MAX_REFUSALS_LOGGED:
             shown = origin[:100].encode("ascii", "replace").decode() or "none"
-            log.warning("refused a connection to the fast link (Origin: %s)", shown)
+            log.warning("refused a connection to the %s (Origin: %s)", self.name, shown)
         return connection.respond(HTTPStatus.FORBIDDEN, "Forbidden\n")
 
     async def _serve(self, conn: ServerConnection) -> None:
@@ -159,13 +167,13 @@ class FastLink:
             await conn.close()
             return
         self._conn = conn
-        log.info("fast link open")
+        log.info("%s open", self.name)
         try:
             while True:
                 # Bytes, text frames undecoded: on_browser_frame reads a result's head as bytes.
                 self._on_frame(await conn.recv(decode=False))
         except ConnectionClosed as e:
-            log.info("fast link closed: %s", e)
+            log.info("%s closed: %s", self.name, e)
         finally:
             if self._conn is conn:
                 self._conn = None
@@ -185,14 +193,20 @@ class FastLink:
             conn.protocol.send_text(payload)
             conn.send_data()
         except Exception as e:  # closing: the library raises InvalidState
-            log.debug("fast link send failed: %s", e)
+            log.debug("%s send failed: %s", self.name, e)
             return False
         return True
 
-    async def close(self) -> None:
-        """Stops listening and closes the link; no drop is reported for it."""
+    def stop(self) -> None:
+        """Stops listening and starts closing the link (the library finishes in the background);
+        no drop is reported for it."""
         self._closing = True
         self.token = None
         if self._server is not None:
             self._server.close()
+
+    async def close(self) -> None:
+        """`stop`, then waits until the link is closed."""
+        self.stop()
+        if self._server is not None:
             await self._server.wait_closed()

@@ -185,6 +185,25 @@ class FastLink(_Model):
     token: str = Field(pattern=r"^[A-Za-z0-9_-]{32,128}$")
 
 
+class EntryLinkOffer(_Model):
+    """entry->host: the loopback WebSocket this entry listens on for the worker (the entry
+    link, mcp_server/entry_link.py): the host passes it on as `EntryLink`."""
+
+    type: Literal["entry_link"] = "entry_link"
+    port: int = Field(ge=1, le=65535)
+    token: str = Field(pattern=r"^[A-Za-z0-9_-]{32,128}$")
+
+
+class EntryLink(_Model):
+    """host->browser: open `ws://127.0.0.1:<port>/link/<token>`, an MCP entry's own link; the
+    calls on it carry ids that begin with `conn` + "."."""
+
+    type: Literal["entry_link"] = "entry_link"
+    conn: str = Field(pattern=r"^c[0-9]{1,12}$")
+    port: int = Field(ge=1, le=65535)
+    token: str = Field(pattern=r"^[A-Za-z0-9_-]{32,128}$")
+
+
 class Log(_Model):
     """A line the extension wants in the host's log file (errors it cannot show elsewhere)."""
 
@@ -371,13 +390,15 @@ HostToExtension = Annotated[
     | BrowserCall
     | HostHello
     | FastLink
+    | EntryLink
     | Skills
     | ChatSites
     | ChatServerResult,
     Field(discriminator="type"),
 ]
 EntryMessage = Annotated[
-    EntryHello | SessionInfo | Call | Cancel | OpenUrl | Ping | BrowserCall, Field(discriminator="type")
+    EntryHello | SessionInfo | Call | Cancel | OpenUrl | Ping | BrowserCall | EntryLinkOffer,
+    Field(discriminator="type"),
 ]
 HostToEntry = Annotated[
     Welcome | Registry | SiteTools | Result | Status | Pong | SessionTabs, Field(discriminator="type")

@@ -1,0 +1,118 @@
+"""The entry link: a loopback WebSocket this MCP entry listens on and the extension's worker
+opens, so that a site call goes entry -> worker and its result worker -> entry with no host in
+between (the host still carries everything else, and a call while the link is not open).
+
+Why: each hop through the host is a socket, a wake-up of the host's Python and a second socket or
+WebSocket; `bench.floor` puts the host's relay at ~0.3 ms of a ~1.5 ms round trip to a content
+script (bench/README.md, "The entry link").
+
+How it opens: the entry offers it to its host (`entry_link`: port and a one-use token); the host
+passes the offer to the worker with the connection id the entry's call ids begin with
+(native_host/entries.py); the worker opens it (extension/background/entry-links.js) and sends a
+call's result back on the link the call came on. The server is the host's fast link's
+(native_host/fast_link.py): the connection is refused before the upgrade unless its Origin is the
+extension's (from the host's `Welcome`) and its path carries the offer's token; one connection
+at a time; at most 1 MiB a frame. Only results are taken from it.
+
+When it drops, every call still out on it is answered with an error at once (its result may have
+been on the link) and cancelled through the host, and the link is offered again, a few times at
+most. `WEBMCP_SIDECAR_ENTRY_LINK=0` in the entry's environment keeps everything on the socket.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from webmcp_sidecar.native_host.fast_link import FastLink
+from webmcp_sidecar.wire.codec import dumps, parse_payload
+
+log = logging.getLogger(__name__)
+
+ENTRY_LINK_ENV = "WEBMCP_SIDECAR_ENTRY_LINK"
+# Offered again after a drop this many times at most; then the host carries everything.
+MAX_DROPS = 3
+# A call bigger than this takes the host (which splits it for native messaging if need be).
+MAX_CALL_BYTES = 512 * 1024
+LINK_DROPPED = (
+    "The browser's link to this MCP entry dropped while this call ran, so its answer was lost; "
+    "the call may or may not have run. Try again."
+)
+
+
+class EntryLink:
+    """One host's browser, linked to this entry (one per `HostLink`)."""
+
+    def __init__(
+        self,
+        origin: str,
+        to_host: Callable[[dict[str, Any]], None],
+        resolve: Callable[[str, dict[str, Any]], bool],
+    ) -> None:
+        """origin: the extension's (`Welcome.extension_origin`); to_host: a message to the host
+        (the offer, cancels after a drop); resolve: a result for the call with that id."""
+        self._link = FastLink(origin, self._on_frame, self._dropped, name="entry link")
+        self._to_host = to_host
+        self._resolve = resolve
+        # The calls sent on the link and not answered yet: their cancels take it too, and a
+        # drop answers them.
+        self.calls: set[str] = set()
+        self.drops = 0
+
+    @property
+    def is_open(self) -> bool:
+        return self._link.is_open
+
+    async def start(self) -> None:
+        if await self._link.start() is not None:
+            self._offer()
+
+    def _offer(self) -> None:
+        offer = self._link.offer()
+        self._to_host({"type": "entry_link", "port": offer["port"], "token": offer["token"]})
+
+    def send_call(self, call_id: str, payload: bytes) -> bool:
+        """A call on the link; False when it is not open (or the call is big): use the host."""
+        if len(payload) > MAX_CALL_BYTES or not self._link.send(payload):
+            return False
+        self.calls.add(call_id)
+        return True
+
+    def send_cancel(self, call_id: str) -> bool:
+        """A cancel takes the way its call took, so it cannot overtake it; False: use the host."""
+        return call_id in self.calls and self._link.send(dumps({"type": "cancel", "id": call_id}))
+
+    def done(self, call_id: str) -> None:
+        self.calls.discard(call_id)
+
+    def _on_frame(self, payload: bytes) -> None:
+        """The worker sends results here, nothing else."""
+        try:
+            raw = parse_payload(payload)
+        except Exception as e:
+            log.warning("bad frame on the entry link dropped: %s", str(e)[:300])
+            return
+        call_id = raw.get("id")
+        if raw.get("type") != "result" or not isinstance(call_id, str):
+            log.warning(
+                "a %s message on the entry link dropped: it carries results only", str(raw.get("type"))[:40]
+            )
+            return
+        self._resolve(call_id, raw)
+
+    def _dropped(self) -> None:
+        self.drops += 1
+        failed, self.calls = self.calls, set()
+        for call_id in failed:
+            error = {"code": "internal", "message": LINK_DROPPED}
+            self._resolve(call_id, {"type": "result", "id": call_id, "ok": False, "error": error})
+            self._to_host({"type": "cancel", "id": call_id})  # the page may still run it
+        if self.drops <= MAX_DROPS:
+            self._offer()
+        else:
+            log.warning("the entry link dropped %d times: the host carries every call now", self.drops)
+            self._link.stop()
+
+    def stop(self) -> None:
+        self._link.stop()

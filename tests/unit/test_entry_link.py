@@ -1,0 +1,234 @@
+"""The entry link (mcp_server/entry_link.py): the real host process with a scripted browser on
+its stdio, the entry's real `HostPool`, and the `websockets` client in the worker's place. How an
+offer reaches the browser, who may open the link, what takes it, and what a drop answers."""
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import InvalidStatus
+
+from tests.support.fake_browser import FakeBrowser
+from tests.support.raw_entry import RawEntry
+from webmcp_sidecar import EXTENSION_ID
+from webmcp_sidecar.mcp_server import hosts
+from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV, LINK_DROPPED, MAX_DROPS
+from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
+from webmcp_sidecar.wire import messages as m
+from webmcp_sidecar.wire.codec import split_message
+
+pytestmark = pytest.mark.anyio
+
+ORIGIN = f"chrome-extension://{EXTENSION_ID}"
+TOOLS = [{"name": "add", "description": "Add", "inputSchema": {"type": "object"}}]
+
+
+async def start(env: dict[str, str]) -> FakeBrowser:
+    b = FakeBrowser(env)
+    await b.start()
+    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
+    await b.expect("host_hello")
+    b.send({"type": "registry", "sites": {"a.test": TOOLS}})
+    return b
+
+
+@pytest.fixture
+async def browser(sock_env):
+    b = await start(sock_env)
+    yield b
+    if b.proc and b.proc.returncode is None:
+        b.proc.kill()
+        await b.proc.wait()
+
+
+async def entry(tg: asyncio.TaskGroup) -> tuple[hosts.HostPool, hosts.HostLink]:
+    """This process as an MCP entry, connected to the one host."""
+    pool = hosts.HostPool("test")
+    async with asyncio.timeout(10):
+        while not pool.links:
+            await pool.scan(tg)
+            await asyncio.sleep(0.05)
+    (link,) = pool.links.values()
+    return pool, link
+
+
+async def open_link(offer: dict[str, Any], origin: str = ORIGIN) -> ClientConnection:
+    url = f"ws://127.0.0.1:{offer['port']}/link/{offer['token']}"
+    return await connect(url, origin=origin, compression=None)  # type: ignore[arg-type]
+
+
+async def recv_json(ws: ClientConnection, kind: str) -> dict[str, Any]:
+    async with asyncio.timeout(10):
+        while True:
+            msg = json.loads(await ws.recv())
+            if msg.get("type") == kind:
+                return msg
+
+
+async def until(predicate: Any) -> None:
+    async with asyncio.timeout(10):
+        while not predicate():
+            await asyncio.sleep(0.01)
+
+
+def call(n: int) -> dict[str, Any]:
+    return {"type": "call", "site": "a.test", "tool": "add", "args": {"n": n}}
+
+
+def result(call_id: str, value: str = '"ok"') -> dict[str, Any]:
+    return {"type": "result", "id": call_id, "ok": True, "value": value, "tab_id": 1}
+
+
+async def test_the_offer_reaches_the_browser_and_only_the_extension_gets_in(browser, caplog):
+    async with asyncio.TaskGroup() as tg:
+        pool, link = await entry(tg)
+        offer = await browser.expect("entry_link")
+        m.EntryLink.model_validate(offer)  # what the worker checks too (lib/messages.js)
+        assert offer["conn"] == link.welcome.conn
+        port, token = offer["port"], offer["token"]
+        refused = {
+            "a page's origin": (f"ws://127.0.0.1:{port}/link/{token}", "http://evil.test"),
+            "no origin": (f"ws://127.0.0.1:{port}/link/{token}", None),
+            "another extension": (f"ws://127.0.0.1:{port}/link/{token}", "chrome-extension://" + "b" * 32),
+            "a wrong token": (f"ws://127.0.0.1:{port}/link/{'x' * len(token)}", ORIGIN),
+        }
+        for why, (url, origin) in refused.items():
+            with pytest.raises(InvalidStatus) as e:
+                await connect(url, origin=origin)  # type: ignore[arg-type]
+            assert e.value.response.status_code == 403, why
+        ws = await open_link(offer)
+        await until(lambda: link.direct is not None and link.direct.is_open)
+        with pytest.raises(InvalidStatus):  # the token is spent: one connection per offer
+            await open_link(offer)
+        await ws.close()
+        pool.close()
+    assert "refused a connection to the entry link (Origin: http://evil.test)" in caplog.text
+    assert token not in caplog.text  # never logged
+
+
+async def test_site_calls_and_cancels_take_the_link_and_results_come_back_on_it(browser):
+    async with asyncio.TaskGroup() as tg:
+        pool, link = await entry(tg)
+        ws = await open_link(await browser.expect("entry_link"))
+        await until(lambda: link.direct is not None and link.direct.is_open)
+
+        task = asyncio.create_task(link.request(call(1)))
+        got = await recv_json(ws, "call")
+        assert got["id"] == f"{link.welcome.conn}.1" and got["args"] == {"n": 1}
+        await ws.send(json.dumps(result(got["id"], '{"sum":3}')))
+        res = await task
+        assert res.ok and res.value == '{"sum":3}'
+
+        # A cancel goes the way its call went.
+        task = asyncio.create_task(link.request(call(2)))
+        got = await recv_json(ws, "call")
+        task.cancel()
+        assert (await recv_json(ws, "cancel"))["id"] == got["id"]
+
+        # A long result comes the host's way (chunks on the native port): routed by its id.
+        task = asyncio.create_task(link.request(call(3)))
+        got = await recv_json(ws, "call")
+        text = json.dumps(result(got["id"], json.dumps("x" * 200_000)))
+        for piece in split_message(text, "sw1", 64 * 1024):
+            browser.send_raw(piece)
+        assert len((await task).value) == 200_002
+
+        # Nothing of it went through the host: the browser's native port saw no call or cancel.
+        browser.send({"type": "ping", "id": "mark"})
+        seen = []
+        while (msg := await browser.expect("pong"))["id"] != "mark":
+            seen.append(msg)
+        assert browser.inbox.empty()
+        assert not [msg for msg in seen if msg.get("type") in ("call", "cancel")]
+        assert link.direct is not None and link.direct.calls == set()
+        await ws.close()
+        pool.close()
+
+
+async def test_a_drop_answers_the_calls_cancels_them_through_the_host_and_offers_again(browser):
+    async with asyncio.TaskGroup() as tg:
+        pool, link = await entry(tg)
+        offer = await browser.expect("entry_link")
+        ws = await open_link(offer)
+        await until(lambda: link.direct is not None and link.direct.is_open)
+        task = asyncio.create_task(link.request(call(1)))
+        got = await recv_json(ws, "call")
+        await ws.close()
+        res = await task
+        assert not res.ok and res.error is not None
+        assert (res.error.code, res.error.message) == ("internal", LINK_DROPPED)
+        assert (await browser.expect("cancel"))["id"] == got["id"]  # the page may still run it
+        again = await browser.expect("entry_link")
+        assert again["token"] != offer["token"] and again["conn"] == offer["conn"]
+        with pytest.raises(InvalidStatus):
+            await open_link(offer)
+        ws = await open_link(again)
+        await until(lambda: link.direct is not None and link.direct.is_open)
+        task = asyncio.create_task(link.request(call(2)))
+        got = await recv_json(ws, "call")
+        await ws.send(json.dumps(result(got["id"])))
+        assert (await task).ok
+
+        # Past MAX_DROPS no more offers, and calls take the host.
+        for _ in range(MAX_DROPS):
+            await ws.close()
+            await until(lambda: link.direct is not None and not link.direct.is_open)
+            if link.direct is not None and link.direct.drops <= MAX_DROPS:
+                ws = await open_link(await browser.expect("entry_link"))
+                await until(lambda: link.direct is not None and link.direct.is_open)
+        await ws.close()
+        await until(lambda: link.direct is not None and link.direct.drops == MAX_DROPS + 1)
+        task = asyncio.create_task(link.request(call(3)))
+        got = await browser.expect("call")
+        browser.send(result(got["id"]))
+        assert (await task).ok
+        pool.close()
+
+
+async def test_the_host_passes_on_only_good_offers_and_an_entrys_own_cancels(browser):
+    e = await RawEntry.connect()
+    other = await RawEntry.connect()
+    conn = e.welcome["conn"]
+    token = "t" * 43
+    for bad in ({"port": 0}, {"token": "short"}, {"token": "../" * 20}, {"port": "x"}):
+        e.send({"type": "entry_link", "port": 40000, "token": token, **bad})
+    e.send({"type": "entry_link", "port": 40000, "token": token, "conn": other.welcome["conn"]})
+    offer = await browser.expect("entry_link")
+    # The host names the connection itself: an entry cannot pass itself off as another.
+    assert offer == {"type": "entry_link", "conn": conn, "port": 40000, "token": token}
+    # Cancels of its own calls' ids are passed on, whether or not the host routed them; another
+    # entry's are not.
+    e.send({"type": "cancel", "id": f"{other.welcome['conn']}.5"})
+    e.send({"type": "cancel", "id": f"{conn}.9"})
+    assert (await browser.expect("cancel"))["id"] == f"{conn}.9"
+    # A result for a call the host never routed goes to the entry its id names.
+    browser.send(result(f"{conn}.9"))
+    assert (await e.recv("result"))["id"] == f"{conn}.9"
+    e.close()
+    other.close()
+
+
+async def test_links_off_in_the_host_or_the_entry_keep_calls_on_the_socket(sock_env, monkeypatch):
+    b = await start({**sock_env, FAST_LINK_ENV: "0"})
+    try:
+        e = await RawEntry.connect()
+        e.send({"type": "entry_link", "port": 40000, "token": "t" * 43})
+        b.send({"type": "ping", "id": "mark"})
+        await b.expect("pong")
+        assert b.inbox.empty()  # not passed on
+        e.close()
+        monkeypatch.setenv(ENTRY_LINK_ENV, "0")
+        async with asyncio.TaskGroup() as tg:
+            pool, link = await entry(tg)
+            assert link.direct is None
+            task = asyncio.create_task(link.request(call(1)))
+            got = await b.expect("call")
+            b.send(result(got["id"]))
+            assert (await task).ok
+            pool.close()
+    finally:
+        if b.proc and b.proc.returncode is None:
+            b.proc.kill()
+            await b.proc.wait()
