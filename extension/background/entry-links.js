@@ -64,6 +64,7 @@ export class EntryLinks {
     };
     this.links.set(conn, linked);
     linked.link.open(port, token);
+    if (!linked.link.ws) this.drop(conn, linked); // not even made (e.g. a port Chromium refuses)
   }
 
   /**

@@ -41,7 +41,7 @@ export class FastLink {
     try {
       ws = new this.WebSocket(fastLinkUrl(port, token));
     } catch (e) {
-      this.log('warning', `${this.name} not opened, the native port carries everything: ${e?.message ?? e}`);
+      this.log('warning', `${this.name} not opened, its messages take the slower way: ${e?.message ?? e}`);
       return;
     }
     this.ws = ws;

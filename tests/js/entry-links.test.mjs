@@ -161,3 +161,13 @@ test(`at most ${MAX_ENTRY_LINKS} entry links at once`, async (t) => {
   linkOf('c99');
   assert.equal(Object.keys(w.status().entryLinks).length, MAX_ENTRY_LINKS);
 });
+
+test('an offer whose WebSocket cannot even be made takes no slot', async (t) => {
+  const { w } = await worker(t);
+  // As Chromium does for a port it refuses (e.g. 6000): the constructor throws.
+  w.worker.entryLinks.WebSocket = /** @type {any} */ (class { constructor() { throw new Error('The port 6000 is not allowed.'); } });
+  w.host({ type: 'entry_link', conn: 'c1', port: 6000, token: TOKEN });
+  assert.deepEqual(w.status().entryLinks, {});
+  assert.equal(w.worker.entryLinks.links.size, 0);
+  assert.ok(w.fromHost().some((m) => m.type === 'log' && m.message.includes('entry link not opened')));
+});

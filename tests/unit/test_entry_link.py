@@ -13,8 +13,8 @@ from websockets.exceptions import InvalidStatus
 from tests.support.fake_browser import FakeBrowser
 from tests.support.raw_entry import RawEntry
 from webmcp_sidecar import EXTENSION_ID
-from webmcp_sidecar.mcp_server import hosts
-from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV, LINK_DROPPED, MAX_DROPS
+from webmcp_sidecar.mcp_server import entry_link, hosts
+from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV, LINK_DROPPED, MAX_DROPS, MAX_UNANSWERED
 from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import split_message
@@ -71,6 +71,16 @@ async def until(predicate: Any) -> None:
     async with asyncio.timeout(10):
         while not predicate():
             await asyncio.sleep(0.01)
+
+
+async def until_mark(browser: FakeBrowser) -> list[dict[str, Any]]:
+    """Everything the browser got from the host until now (a ping's pong marks the end)."""
+    browser.send({"type": "ping", "id": "mark"})
+    seen: list[dict[str, Any]] = []
+    async with asyncio.timeout(10):
+        while (msg := await browser.inbox.get()) != {"type": "pong", "id": "mark"}:
+            seen.append(msg)
+    return seen
 
 
 def call(n: int) -> dict[str, Any]:
@@ -136,12 +146,8 @@ async def test_site_calls_and_cancels_take_the_link_and_results_come_back_on_it(
         assert len((await task).value) == 200_002
 
         # Nothing of it went through the host: the browser's native port saw no call or cancel.
-        browser.send({"type": "ping", "id": "mark"})
-        seen = []
-        while (msg := await browser.expect("pong"))["id"] != "mark":
-            seen.append(msg)
-        assert browser.inbox.empty()
-        assert not [msg for msg in seen if msg.get("type") in ("call", "cancel")]
+        seen = await until_mark(browser)
+        assert not [msg for msg in seen if msg.get("type") in ("call", "cancel")], seen
         assert link.direct is not None and link.direct.calls == set()
         await ws.close()
         pool.close()
@@ -193,8 +199,8 @@ async def test_the_host_passes_on_only_good_offers_and_an_entrys_own_cancels(bro
     conn = e.welcome["conn"]
     token = "t" * 43
     for bad in ({"port": 0}, {"token": "short"}, {"token": "../" * 20}, {"port": "x"}):
-        e.send({"type": "entry_link", "port": 40000, "token": token, **bad})
-    e.send({"type": "entry_link", "port": 40000, "token": token, "conn": other.welcome["conn"]})
+        e.send({"type": "entry_link_offer", "port": 40000, "token": token, **bad})
+    e.send({"type": "entry_link_offer", "port": 40000, "token": token, "conn": other.welcome["conn"]})
     offer = await browser.expect("entry_link")
     # The host names the connection itself: an entry cannot pass itself off as another.
     assert offer == {"type": "entry_link", "conn": conn, "port": 40000, "token": token}
@@ -214,10 +220,9 @@ async def test_links_off_in_the_host_or_the_entry_keep_calls_on_the_socket(sock_
     b = await start({**sock_env, FAST_LINK_ENV: "0"})
     try:
         e = await RawEntry.connect()
-        e.send({"type": "entry_link", "port": 40000, "token": "t" * 43})
-        b.send({"type": "ping", "id": "mark"})
-        await b.expect("pong")
-        assert b.inbox.empty()  # not passed on
+        e.send({"type": "entry_link_offer", "port": 40000, "token": "t" * 43})
+        seen = await until_mark(b)
+        assert not [msg for msg in seen if msg.get("type") == "entry_link"], seen  # not passed on
         e.close()
         monkeypatch.setenv(ENTRY_LINK_ENV, "0")
         async with asyncio.TaskGroup() as tg:
@@ -232,3 +237,46 @@ async def test_links_off_in_the_host_or_the_entry_keep_calls_on_the_socket(sock_
         if b.proc and b.proc.returncode is None:
             b.proc.kill()
             await b.proc.wait()
+
+
+async def test_an_offer_nobody_takes_is_withdrawn_and_made_again_a_few_times(browser, monkeypatch):
+    monkeypatch.setattr(entry_link, "OFFER_WAIT", 0.2)
+    async with asyncio.TaskGroup() as tg:
+        pool, link = await entry(tg)
+        offers = [await browser.expect("entry_link") for _ in range(MAX_UNANSWERED + 1)]
+        assert len({o["token"] for o in offers}) == MAX_UNANSWERED + 1
+        await until(lambda: link.direct is not None and link.direct.unanswered == MAX_UNANSWERED + 1)
+        for offer in offers:  # every one withdrawn; after the last the entry stopped listening
+            with pytest.raises((InvalidStatus, OSError)):
+                await open_link(offer)
+        await asyncio.sleep(0.5)
+        seen = await until_mark(browser)
+        assert not [msg for msg in seen if msg.get("type") == "entry_link"], seen  # no fifth offer
+        # The host carries the calls.
+        task = asyncio.create_task(link.request(call(1)))
+        got = await browser.expect("call")
+        browser.send(result(got["id"]))
+        assert (await task).ok
+        pool.close()
+
+
+async def test_a_link_taken_in_time_is_not_withdrawn(browser, monkeypatch):
+    monkeypatch.setattr(entry_link, "OFFER_WAIT", 0.3)
+    async with asyncio.TaskGroup() as tg:
+        pool, link = await entry(tg)
+        ws = await open_link(await browser.expect("entry_link"))
+        await asyncio.sleep(0.6)
+        assert link.direct is not None and link.direct.is_open and link.direct.unanswered == 0
+        await ws.close()
+        pool.close()
+
+
+async def test_a_link_stopped_before_it_listens_never_listens():
+    """A host that goes away right after its welcome: the entry's server must not stay up."""
+    offers: list[dict[str, Any]] = []
+    link = entry_link.EntryLink(ORIGIN, offers.append, lambda _id, _raw: True)
+    start = asyncio.create_task(link.start())
+    link.stop()
+    await start
+    assert offers == [] and not link.is_open
+    assert link._link.port is None  # never listened

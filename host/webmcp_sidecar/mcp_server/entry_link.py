@@ -6,8 +6,8 @@ Why: each hop through the host is a socket, a wake-up of the host's Python and a
 WebSocket; `bench.floor` puts the host's relay at ~0.3 ms of a ~1.5 ms round trip to a content
 script (bench/README.md, "The entry link").
 
-How it opens: the entry offers it to its host (`entry_link`: port and a one-use token); the host
-passes the offer to the worker with the connection id the entry's call ids begin with
+How it opens: the entry offers it to its host (`entry_link_offer`: port and a one-use token); the
+host passes the offer to the worker (`entry_link`) with the connection id the entry's call ids begin with
 (native_host/entries.py); the worker opens it (extension/background/entry-links.js) and sends a
 call's result back on the link the call came on. The server is the host's fast link's
 (native_host/fast_link.py): the connection is refused before the upgrade unless its Origin is the
@@ -21,6 +21,7 @@ most. `WEBMCP_SIDECAR_ENTRY_LINK=0` in the entry's environment keeps everything 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -33,6 +34,11 @@ log = logging.getLogger(__name__)
 ENTRY_LINK_ENV = "WEBMCP_SIDECAR_ENTRY_LINK"
 # Offered again after a drop this many times at most; then the host carries everything.
 MAX_DROPS = 3
+# An offer the worker has not taken within this many seconds is withdrawn (its token opens
+# nothing any more) and made again, this many times at most: the worker tries an offer once, and
+# a local process may have held the port's connection slots just then.
+OFFER_WAIT = 5.0
+MAX_UNANSWERED = 3
 # A call bigger than this takes the host (which splits it for native messaging if need be).
 MAX_CALL_BYTES = 512 * 1024
 LINK_DROPPED = (
@@ -59,6 +65,8 @@ class EntryLink:
         # drop answers them.
         self.calls: set[str] = set()
         self.drops = 0
+        self.unanswered = 0
+        self._wait: asyncio.TimerHandle | None = None
 
     @property
     def is_open(self) -> bool:
@@ -70,7 +78,22 @@ class EntryLink:
 
     def _offer(self) -> None:
         offer = self._link.offer()
-        self._to_host({"type": "entry_link", "port": offer["port"], "token": offer["token"]})
+        self._to_host({"type": "entry_link_offer", "port": offer["port"], "token": offer["token"]})
+        if self._wait is not None:
+            self._wait.cancel()
+        self._wait = asyncio.get_running_loop().call_later(OFFER_WAIT, self._unanswered, offer["token"])
+
+    def _unanswered(self, token: object) -> None:
+        self._wait = None
+        if self._link.is_open or self._link.token != token:
+            return  # taken (admission spends the token), or offered again since
+        self._link.token = None
+        self.unanswered += 1
+        if self.unanswered <= MAX_UNANSWERED:
+            self._offer()
+        else:
+            log.warning("the browser did not open the entry link: the host carries every call")
+            self.stop()
 
     def send_call(self, call_id: str, payload: bytes) -> bool:
         """A call on the link; False when it is not open (or the call is big): use the host."""
@@ -112,7 +135,9 @@ class EntryLink:
             self._offer()
         else:
             log.warning("the entry link dropped %d times: the host carries every call now", self.drops)
-            self._link.stop()
+            self.stop()
 
     def stop(self) -> None:
+        if self._wait is not None:
+            self._wait.cancel()
         self._link.stop()

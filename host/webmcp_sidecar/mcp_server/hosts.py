@@ -88,7 +88,7 @@ class HostLink:
         """Offers the browser a link of its own to this entry (in the background: calls take
         the host until it is open)."""
         origin = self.welcome.extension_origin if self.welcome else ""
-        if self.mismatch or not origin or os.environ.get(ENTRY_LINK_ENV, "1") == "0":
+        if self.closed.is_set() or self.mismatch or not origin or os.environ.get(ENTRY_LINK_ENV, "1") == "0":
             return
         self.direct = EntryLink(origin, self.notify, self._pending.resolve)
         self._direct_start = asyncio.get_running_loop().create_task(self.direct.start())
@@ -147,6 +147,8 @@ class HostLink:
             return
         self.closed.set()
         self._pending.fail_all(HostGone)
+        if self._direct_start is not None:
+            self._direct_start.cancel()
         if self.direct is not None:
             self.direct.stop()
         if self._writer is not None:

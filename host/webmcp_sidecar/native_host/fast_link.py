@@ -133,6 +133,9 @@ class FastLink:
         except OSError as e:
             log.warning("no %s, its messages take the slower way: %s", self.name, e)
             return None
+        if self._closing:  # stopped while it started: listen to nobody
+            self._server.close()
+            return None
         self.port = int(self._server.sockets[0].getsockname()[1])
         return self.port
 

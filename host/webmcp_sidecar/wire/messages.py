@@ -189,7 +189,7 @@ class EntryLinkOffer(_Model):
     """entry->host: the loopback WebSocket this entry listens on for the worker (the entry
     link, mcp_server/entry_link.py): the host passes it on as `EntryLink`."""
 
-    type: Literal["entry_link"] = "entry_link"
+    type: Literal["entry_link_offer"] = "entry_link_offer"
     port: int = Field(ge=1, le=65535)
     token: str = Field(pattern=r"^[A-Za-z0-9_-]{32,128}$")
 
