@@ -47,6 +47,7 @@ from bench._util import (
     table,
 )
 from bench.peer_devtools_mcp import PeerSession, PeerUnavailable
+from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV
 from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
 from webmcp_sidecar.paths import socket_dir
 from webmcp_sidecar.wire import localsock
@@ -161,6 +162,17 @@ def lanes_off(worker: Worker, block: BlockFn) -> BlockFn:
 
 
 LANE_OFF = "chain, frame lane off (runtime port)"
+LINK_OFF = "chain, entry link off (through the host)"
+
+
+async def wait_entry_link(worker: Worker) -> None:
+    """Until the MCP entry's own link is open (docs/ARCHITECTURE.md, "The entry link")."""
+    deadline = time.monotonic() + 10
+    js = "() => Object.values(globalThis.sidecar.status().entryLinks).includes('open')"
+    while not await worker.evaluate(js):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the entry link did not come up")
+        await anyio.sleep(0.02)
 
 
 async def wait_lane(worker: Worker) -> None:
@@ -189,6 +201,13 @@ async def round_trip(res: ModeResult, page: Page, worker: Worker, mcp: TimedSess
         Series(LANE_OFF, args.calls, lanes_off(worker, timed_calls(chain_one))),
     ]
     async with contextlib.AsyncExitStack() as stack:
+        # The same entry with its own link off: its calls go through the host, as before it.
+        no_link = await stack.enter_async_context(
+            TimedSession(mcp.env, name="bench-no-link", command=[
+                "/usr/bin/env", f"{ENTRY_LINK_ENV}=0", sys.executable, "-m", "webmcp_sidecar"])
+        )
+        no_link_add = await no_link.tool_name(site_of(url), "add")
+        series.append(Series(LINK_OFF, args.calls, timed_calls(chain_via(no_link, no_link_add))))
         # Other builds of the entry (--entry LABEL=DIR), on the same host and page: an A/B.
         for label, base in (e.split("=", 1) for e in args.entry):
             other = await stack.enter_async_context(
@@ -490,6 +509,7 @@ async def run_mode(mode: str, url: str, args: argparse.Namespace) -> ModeResult:
                 worker = await browser.worker()
                 await mcp.client.call_tool(add, {"a": 0, "b": 0})  # the first call opens the lane
                 await wait_lane(worker)
+                await wait_entry_link(worker)
                 await round_trip(res, page, worker, mcp, add, url, args)
                 if args.propagation:
                     say(f"[{mode}] propagation ...")
@@ -551,6 +571,14 @@ def report(results: list[ModeResult], args: argparse.Namespace) -> str:
             rows.append([r.mode, fmt(on.median), fmt(off.median), f"{on.median / off.median:.2f}",
                          fmt(on.p99), fmt(off.p99), f"{on.p99 / off.p99:.2f}"])
     out.append(table("Frame lane on vs off (same run, interleaved), ms", [
+        "mode", "median on", "off", "ratio", "p99 on", "off", "ratio"], rows))
+    rows = []
+    for r in results:
+        on, off = r.rtt.get("chain (MCP client -> page)"), r.rtt.get(LINK_OFF)
+        if on and off:
+            rows.append([r.mode, fmt(on.median), fmt(off.median), f"{on.median / off.median:.2f}",
+                         fmt(on.p99), fmt(off.p99), f"{on.p99 / off.p99:.2f}"])
+    out.append(table("Entry link on vs off (same run, interleaved), ms", [
         "mode", "median on", "off", "ratio", "p99 on", "off", "ratio"], rows))
     for r in results:
         if r.peer_problem:

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from playwright.async_api import async_playwright
+from websockets.asyncio.server import ServerConnection, serve
 
 from bench._util import Stats, fmt, serve_site, table
 from webmcp_sidecar.demo.chromium import BASE_FLAGS, find_chromium
@@ -40,6 +41,8 @@ SERIES = {
     "native messaging, then worker -> content script -> worker": ("nm", "cs"),
     "WebSocket, then worker -> content script -> worker": ("ws", "cs"),
     "WebSocket, then worker -> content script over a MessagePort -> worker": ("ws", "mp"),
+    "WebSocket to this process, no host: worker -> content script (MessagePort) -> worker": ("direct", "mp"),
+    "WebSocket to this process, no host: worker -> back": ("direct", "sw"),
 }
 
 
@@ -55,6 +58,25 @@ class Relay:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
         self.i = 0
+        # The worker's WebSocket to this process (the "direct" series: no host on the way).
+        self.direct: ServerConnection | None = None
+        self.direct_opened = asyncio.Event()
+
+    async def on_direct(self, conn: ServerConnection) -> None:
+        self.direct = conn
+        self.direct_opened.set()
+        await conn.wait_closed()
+
+    async def direct_trip(self, to: str, timeout: float) -> float:
+        assert self.direct is not None
+        self.i += 1
+        t = time.perf_counter()
+        self.direct.protocol.send_text(dumps({"via": "direct", "to": to, "i": self.i}))
+        self.direct.send_data()
+        async with asyncio.timeout(timeout):
+            while True:
+                if parse_payload(await self.direct.recv(decode=False)).get("i") == self.i:
+                    return (time.perf_counter() - t) * 1000
 
     async def next(self, match: dict[str, object], timeout: float) -> dict[str, object]:
         async with asyncio.timeout(timeout):
@@ -67,6 +89,8 @@ class Relay:
                     return msg
 
     async def trip(self, via: str, to: str, timeout: float = 10) -> float:
+        if via == "direct":
+            return await self.direct_trip(to, timeout)
         self.i += 1
         t = time.perf_counter()
         self.writer.write(localsock.frame(dumps({"via": via, "to": to, "i": self.i})))
@@ -87,7 +111,17 @@ async def run(args: argparse.Namespace) -> dict[str, Stats]:
         }))
         sock = Path(tmp) / "floor.sock"
         path = os.pathsep.join([str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")])
-        env = {**os.environ, "BENCH_FLOOR_SOCK": str(sock), "PYTHONPATH": path}
+        relay_box: list[Relay] = []
+
+        async def on_direct(conn: ServerConnection) -> None:
+            while not relay_box:  # noqa: ASYNC110 (the relay is made once the host is up)
+                await asyncio.sleep(0.01)
+            await relay_box[0].on_direct(conn)
+
+        direct = await serve(on_direct, "127.0.0.1", 0, compression=None)
+        direct_port = direct.sockets[0].getsockname()[1]
+        env = {**os.environ, "BENCH_FLOOR_SOCK": str(sock), "PYTHONPATH": path,
+               "BENCH_FLOOR_DIRECT_PORT": str(direct_port)}
         async with async_playwright() as p:
             ctx = await p.chromium.launch_persistent_context(
                 str(profile), executable_path=find_chromium(), headless=True,
@@ -102,7 +136,9 @@ async def run(args: argparse.Namespace) -> dict[str, Stats]:
                     while not sock.exists():  # noqa: ASYNC110 (a file the host makes)
                         await asyncio.sleep(0.05)
                 relay = Relay(*await asyncio.open_unix_connection(str(sock)))
+                relay_box.append(relay)
                 await relay.next({"ready": True}, 20)
+                await asyncio.wait_for(relay.direct_opened.wait(), 20)
                 async with asyncio.timeout(20):  # until the worker's WebSocket is open
                     while True:
                         try:
@@ -120,6 +156,7 @@ async def run(args: argparse.Namespace) -> dict[str, Stats]:
                 relay.writer.close()
             finally:
                 await ctx.close()
+                direct.close()
     return {name: Stats.of_ms(v) for name, v in ms.items()}
 
 

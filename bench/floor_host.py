@@ -47,6 +47,9 @@ async def main() -> None:
     server = await serve(on_ws, "127.0.0.1", 0, compression=None)
     await asyncio.start_unix_server(on_bench, os.environ["BENCH_FLOOR_SOCK"])
     to_browser.write(dumps({"ws_port": server.sockets[0].getsockname()[1]}))
+    if direct := os.environ.get("BENCH_FLOOR_DIRECT_PORT"):
+        # The bench's own WebSocket server: the worker opens it too (no host on that way).
+        to_browser.write(dumps({"direct_port": int(direct)}))
     while (payload := await reader.read()) is not None:
         if b'"ready"' in payload:
             ready.append(payload)

@@ -17,6 +17,7 @@ function settle(m) { waiting.get(m.id)?.(); waiting.delete(m.id); }
 const native = chrome.runtime.connectNative('io.webmcp.sidecar.benchfloor');
 native.onMessage.addListener((msg) => {
   if (msg.ws_port) return openWs(msg.ws_port);
+  if (msg.direct_port) return openWs(msg.direct_port);
   handle(msg, (r) => native.postMessage(r));
 });
 function openWs(port) {
