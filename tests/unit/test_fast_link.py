@@ -275,3 +275,32 @@ async def test_with_the_link_off_there_is_no_offer(sock_env):
         assert "fast_link" not in await types_until(b, "call")
     finally:
         assert await b.close() == 0
+
+
+async def test_an_offer_the_worker_does_not_take_is_withdrawn_and_made_again_a_few_times(monkeypatch):
+    """In-process host: the worker never opens the link (a local process may hold its
+    connection slots just then); each offer's token is withdrawn after OFFER_WAIT and a new
+    offer made, MAX_UNANSWERED times, then the host stops listening."""
+    from webmcp_sidecar.native_host import fast_link
+    from webmcp_sidecar.native_host.app import Host
+    from webmcp_sidecar.native_host.stdio import FrameWriter
+
+    monkeypatch.setattr(fast_link, "OFFER_WAIT", 0.1)
+    sent: list[bytes] = []
+    host = Host(ORIGIN + "/", FrameWriter(sent.append))
+    host.on_browser_frame(b'{"type":"hello","extension_version":"9","browser":"B","protocol":1}')
+
+    def offers() -> list[dict]:
+        return [msg for frame in sent if (msg := json.loads(frame[4:]))["type"] == "fast_link"]
+
+    async with asyncio.timeout(10):
+        while host.fast is None or host.fast.unanswered <= fast_link.MAX_UNANSWERED:
+            await asyncio.sleep(0.02)
+    assert len(offers()) == fast_link.MAX_UNANSWERED + 1
+    assert len({o["token"] for o in offers()}) == len(offers())
+    assert host.fast.token is None  # the last one withdrawn too
+    await asyncio.sleep(0.3)
+    assert len(offers()) == fast_link.MAX_UNANSWERED + 1  # and no more
+    with pytest.raises(OSError):  # no longer listening
+        await open_link(offers()[-1])
+

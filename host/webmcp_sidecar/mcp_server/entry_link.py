@@ -21,12 +21,11 @@ most. `WEBMCP_SIDECAR_ENTRY_LINK=0` in the entry's environment keeps everything 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any
 
-from webmcp_sidecar.native_host.fast_link import FastLink
+from webmcp_sidecar.native_host.fast_link import MAX_UNANSWERED, FastLink
 from webmcp_sidecar.wire.codec import dumps, parse_payload
 
 log = logging.getLogger(__name__)
@@ -34,11 +33,6 @@ log = logging.getLogger(__name__)
 ENTRY_LINK_ENV = "WEBMCP_SIDECAR_ENTRY_LINK"
 # Offered again after a drop this many times at most; then the host carries everything.
 MAX_DROPS = 3
-# An offer the worker has not taken within this many seconds is withdrawn (its token opens
-# nothing any more) and made again, this many times at most: the worker tries an offer once, and
-# a local process may have held the port's connection slots just then.
-OFFER_WAIT = 5.0
-MAX_UNANSWERED = 3
 # A call bigger than this takes the host (which splits it for native messaging if need be).
 MAX_CALL_BYTES = 512 * 1024
 LINK_DROPPED = (
@@ -58,15 +52,13 @@ class EntryLink:
     ) -> None:
         """origin: the extension's (`Welcome.extension_origin`); to_host: a message to the host
         (the offer, cancels after a drop); resolve: a result for the call with that id."""
-        self._link = FastLink(origin, self._on_frame, self._dropped, name="entry link")
+        self._link = FastLink(origin, self._on_frame, self._dropped, "entry link", self._unanswered)
         self._to_host = to_host
         self._resolve = resolve
         # The calls sent on the link and not answered yet: their cancels take it too, and a
         # drop answers them.
         self.calls: set[str] = set()
         self.drops = 0
-        self.unanswered = 0
-        self._wait: asyncio.TimerHandle | None = None
 
     @property
     def is_open(self) -> bool:
@@ -79,21 +71,18 @@ class EntryLink:
     def _offer(self) -> None:
         offer = self._link.offer()
         self._to_host({"type": "entry_link_offer", "port": offer["port"], "token": offer["token"]})
-        if self._wait is not None:
-            self._wait.cancel()
-        self._wait = asyncio.get_running_loop().call_later(OFFER_WAIT, self._unanswered, offer["token"])
 
-    def _unanswered(self, token: object) -> None:
-        self._wait = None
-        if self._link.is_open or self._link.token != token:
-            return  # taken (admission spends the token), or offered again since
-        self._link.token = None
-        self.unanswered += 1
-        if self.unanswered <= MAX_UNANSWERED:
+    def _unanswered(self, times: int) -> None:
+        """An offer was withdrawn unanswered (fast_link.OFFER_WAIT): offered again a few times."""
+        if times <= MAX_UNANSWERED:
             self._offer()
         else:
             log.warning("the browser did not open the entry link: the host carries every call")
             self.stop()
+
+    @property
+    def unanswered(self) -> int:
+        return self._link.unanswered
 
     def send_call(self, call_id: str, payload: bytes) -> bool:
         """A call on the link; False when it is not open (or the call is big): use the host."""
@@ -138,6 +127,4 @@ class EntryLink:
             self.stop()
 
     def stop(self) -> None:
-        if self._wait is not None:
-            self._wait.cancel()
         self._link.stop()

@@ -54,6 +54,11 @@ MAX_HEADERS = 64
 MAX_LINK_FRAME = 1 << 20
 # Frames buffered from the worker before the library stops reading (its default is 16).
 MAX_QUEUE = 4
+# Seconds the worker has to open an offer; then its token is withdrawn and `on_unanswered` says
+# so (the worker tries an offer once, and a local process may hold the connection slots then).
+OFFER_WAIT = 5.0
+# Offers withdrawn unanswered before the owner stops making them.
+MAX_UNANSWERED = 3
 
 
 class FastLink:
@@ -65,9 +70,14 @@ class FastLink:
         on_frame: Callable[[bytes], None],
         on_drop: Callable[[], None],
         name: str = "fast link",
+        on_unanswered: Callable[[int], None] | None = None,
     ) -> None:
-        """name: the link's, in log lines (the MCP entry's link uses this class too)."""
+        """name: the link's, in log lines (the MCP entry's link uses this class too);
+        on_unanswered: an offer was withdrawn, not taken within OFFER_WAIT (with how many so far)."""
         self.name = name
+        self.on_unanswered = on_unanswered
+        self.unanswered = 0
+        self._wait: asyncio.TimerHandle | None = None
         # Chrome gives the host its caller's origin with a trailing slash; browsers send none.
         self.origin = origin.rstrip("/")
         # The token of the latest offer, until a connection spends it.
@@ -88,8 +98,21 @@ class FastLink:
     def offer(self) -> dict[str, object]:
         """The `fast_link` message for the worker (after `start` returned a port), with a new
         token: an older offer's opens nothing any more."""
-        self.token = secrets.token_urlsafe(32)
-        return {"type": "fast_link", "port": self.port, "token": self.token}
+        self.token = token = secrets.token_urlsafe(32)
+        if self._wait is not None:
+            self._wait.cancel()
+        self._wait = asyncio.get_running_loop().call_later(OFFER_WAIT, self._expire, token)
+        return {"type": "fast_link", "port": self.port, "token": token}
+
+    def _expire(self, token: str) -> None:
+        self._wait = None
+        if self._conn is not None or self.token != token:
+            return  # taken (admission spends the token), or offered again since
+        self.token = None
+        self.unanswered += 1
+        log.info("the %s was not opened in time: its offer is withdrawn", self.name)
+        if self.on_unanswered is not None:
+            self.on_unanswered(self.unanswered)
 
     async def start(self) -> int | None:
         """Listen on 127.0.0.1 (a free port); the port, or None when it cannot (then the native
@@ -205,6 +228,8 @@ class FastLink:
         no drop is reported for it."""
         self._closing = True
         self.token = None
+        if self._wait is not None:
+            self._wait.cancel()
         if self._server is not None:
             self._server.close()
 
