@@ -2,12 +2,15 @@
 
 The real host runs with a scripted browser (tests/support/fake_browser.py) that answers every
 `call` of the `add(a, b)` tool at once, so a tools/call crosses client -> entry -> socket -> host
--> pipe -> fake browser and back, with no Chromium noise. Next to it, MCP `ping` (client <->
+-> pipe -> fake browser and back, with no Chromium noise; or, as the worker does, the scripted
+browser opens each entry's own link (the entry link, mcp_server/entry_link.py) and answers the
+calls there: client -> entry -> loopback WebSocket -> fake browser. `--no-link` runs this
+checkout's entry a second time with its link off, beside the first. Next to it, MCP `ping` (client <->
 entry only). With `--base DIR` a second entry runs from DIR (a checkout's `host/` dir, e.g.
 `git archive HEAD host | tar -x -C /tmp/base`) on the same host, and the series of both
 entries run interleaved in blocks, so load on this shared machine hits them alike.
 
-    .venv/bin/python -m bench.entry [--calls 2000] [--base /tmp/base/host] [--rounds 3]
+    .venv/bin/python -m bench.entry [--calls 2000] [--entry base=/tmp/base/host] [--rounds 3] [--no-link]
 """
 
 from __future__ import annotations
@@ -21,14 +24,20 @@ import sys
 import tempfile
 import time
 import warnings
+from typing import Any
 
 import anyio
 from tests.support.fake_browser import FakeBrowser
+from websockets.asyncio.client import connect
 
 from bench._util import Stats, TimedSession, against, sidecar_env, stats_row, table
 from bench.chain import Series, cpu_seconds, interleave, timed_calls
 from bench.chain import entry_command as chain_entry_command
+from webmcp_sidecar import EXTENSION_ID
+from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV
+from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
 
+ORIGIN = f"chrome-extension://{EXTENSION_ID}"
 SITE = "bench.test"
 ADD = {
     "name": "add",
@@ -41,19 +50,37 @@ ADD = {
 }
 
 
-async def answer_calls(browser: FakeBrowser) -> None:
-    """The scripted browser: every `call` of `add` answered at once, as the page would."""
+def answer(msg: dict[str, Any]) -> dict[str, Any]:
+    """A `call` of `add` answered as the page would (`type` and `id` first, as the worker writes)."""
+    args = msg.get("args") or {}
+    value = json.dumps({"sum": args.get("a", 0) + args.get("b", 0)}, separators=(",", ":"))
+    return {"type": "result", "id": msg["id"], "ok": True, "value": value}
+
+
+async def serve_entry_link(offer: dict[str, Any]) -> None:
+    """The worker's side of an entry's link: opened with the extension's Origin, calls answered."""
+    url = f"ws://127.0.0.1:{offer['port']}/link/{offer['token']}"
+    async with connect(url, origin=ORIGIN, compression=None) as ws:  # type: ignore[arg-type]
+        async for frame in ws:
+            msg = json.loads(frame)
+            if msg.get("type") == "call":
+                await ws.send(json.dumps(answer(msg), separators=(",", ":")))
+
+
+async def answer_calls(browser: FakeBrowser, links: list[asyncio.Task[None]]) -> None:
+    """The scripted browser: every `call` answered at once; every entry link offered, opened."""
     while True:
         msg = await browser.inbox.get()
         if msg.get("type") == "call":
-            args = msg.get("args") or {}
-            value = json.dumps({"sum": args.get("a", 0) + args.get("b", 0)}, separators=(",", ":"))
-            browser.send({"type": "result", "id": msg["id"], "ok": True, "value": value})
+            browser.send(answer(msg))
+        elif msg.get("type") == "entry_link":
+            links.append(asyncio.ensure_future(serve_entry_link(msg)))
 
 
-def entry_pids() -> dict[str | None, int]:
-    """This process's MCP entries (Linux /proc), by the package dir they run from (None: ours)."""
-    out: dict[str | None, int] = {}
+def entry_pids() -> dict[tuple[str | None, bool], int]:
+    """This process's MCP entries (Linux /proc), by the package dir they run from (None: ours)
+    and whether their link is off."""
+    out: dict[tuple[str | None, bool], int] = {}
     if not sys.platform.startswith("linux"):
         return out
     for proc in os.scandir("/proc"):
@@ -71,13 +98,18 @@ def entry_pids() -> dict[str | None, int]:
         except (OSError, ValueError):
             continue
         base = env.get(b"PYTHONPATH")
-        out[base.decode() if base else None] = int(proc.name)
+        no_link = env.get(ENTRY_LINK_ENV.encode()) == b"0"
+        out[(base.decode() if base else None, no_link)] = int(proc.name)
     return out
 
 
-def entry_command(base: str | None) -> list[str] | None:
-    """How to start the entry: this checkout's (None), or the one whose package dir is `base`."""
-    return None if base is None else chain_entry_command(base)
+def entry_command(base: str | None, no_link: bool = False) -> list[str] | None:
+    """How to start the entry: this checkout's (None), or the one whose package dir is `base`;
+    with its link off."""
+    cmd = [sys.executable, "-m", "webmcp_sidecar"] if base is None else chain_entry_command(base)
+    if no_link:
+        return ["/usr/bin/env", f"{ENTRY_LINK_ENV}=0", *cmd]
+    return None if base is None else cmd
 
 
 async def series_for(label: str, mcp: TimedSession, calls: int) -> list[Series]:
@@ -105,21 +137,28 @@ async def run(args: argparse.Namespace) -> tuple[list[dict[str, Stats]], list[di
     rounds: list[dict[str, Stats]] = []
     cpu: list[dict[str, float]] = []  # per round: entry label -> CPU ms per request
     with tempfile.TemporaryDirectory(prefix="wmb-") as tmp, sidecar_env(tmp) as env:
-        browser = FakeBrowser(env)
+        browser = FakeBrowser({**env, FAST_LINK_ENV: "1" if args.link else "0"})
         await browser.start()
-        responder = asyncio.ensure_future(answer_calls(browser))
+        links: list[asyncio.Task[None]] = []
+        responder = asyncio.ensure_future(answer_calls(browser, links))
         try:
             browser.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
             browser.send({"type": "registry", "sites": {SITE: [ADD]}})
             async with contextlib.AsyncExitStack() as stack:
-                entries: list[tuple[str, str | None]] = [("tree", None)] if args.tree else []
-                entries += [tuple(e.split("=", 1)) for e in args.entry]  # type: ignore[misc]
+                entries: list[tuple[str, str | None, bool]] = [("tree", None, False)] if args.tree else []
+                entries += [("no-link", None, True)] if args.no_link else []
+                entries += [(*e.split("=", 1), False) for e in args.entry]  # type: ignore[misc]
                 sessions = []
-                for label, base in entries:
-                    mcp = TimedSession(env, name=f"bench-{label}", command=entry_command(base))
+                for label, base, no_link in entries:
+                    mcp = TimedSession(env, name=f"bench-{label}", command=entry_command(base, no_link))
                     sessions.append((label, await stack.enter_async_context(mcp)))
+                if args.link:  # until every entry's own link is open (the rest have it off)
+                    async with asyncio.timeout(10):
+                        while len(links) < sum(1 for _, _, off in entries if not off):  # noqa: ASYNC110
+                            await asyncio.sleep(0.02)
+                    await asyncio.sleep(0.2)
                 pids = entry_pids()
-                by_label = {label: pids.get(base) for label, base in entries}
+                by_label = {label: pids.get((base, no_link)) for label, base, no_link in entries}
                 for _ in range(args.rounds):
                     cpu0 = {label: cpu_seconds(pid) for label, pid in by_label.items() if pid}
                     series: list[Series] = []
@@ -141,6 +180,8 @@ async def run(args: argparse.Namespace) -> tuple[list[dict[str, Stats]], list[di
                         raise SystemExit(f"{errors} wrong answers")
         finally:
             responder.cancel()
+            for task in links:
+                task.cancel()
             await browser.close()
     return rounds, cpu
 
@@ -187,6 +228,10 @@ def main() -> int:
         help="another entry to compare: the package dir it runs from (repeatable)",
     )
     ap.add_argument("--no-tree", dest="tree", action="store_false", help="leave out this checkout's entry")
+    ap.add_argument("--no-link", action="store_true",
+                    help="also this checkout's entry with its own link off (calls through the host)")
+    ap.add_argument("--host-only", dest="link", action="store_false",
+                    help="no links at all (WEBMCP_SIDECAR_FAST_LINK=0 in the host): every call through it")
     args = ap.parse_args()
     started = time.strftime("%Y-%m-%d %H:%M")
     load0 = os.getloadavg()[0]
