@@ -229,6 +229,18 @@ async def round_trip(res: ModeResult, page: Page, worker: Worker, mcp: TimedSess
     res.in_page_mean_ms = statistics.fmean(series[1].ms)
 
 
+def on_off(what: str, off_series: str, results: list[ModeResult]) -> str:
+    """The chain against its `off_series` (the same calls with `what` off), per mode."""
+    rows = []
+    for r in results:
+        on, off = r.rtt.get("chain (MCP client -> page)"), r.rtt.get(off_series)
+        if on and off:
+            rows.append([r.mode, fmt(on.median), fmt(off.median), f"{on.median / off.median:.2f}",
+                         fmt(on.p99), fmt(off.p99), f"{on.p99 / off.p99:.2f}"])
+    return table(f"{what} on vs off (same run, interleaved), ms", [
+        "mode", "median on", "off", "ratio", "p99 on", "off", "ratio"], rows)
+
+
 # --- where the time goes -------------------------------------------------------------------------
 
 # Runs in the service worker: the hop SW -> content script -> page -> SW, on the frame port the
@@ -564,22 +576,8 @@ def report(results: list[ModeResult], args: argparse.Namespace) -> str:
                              fmt(chain.p99), fmt(peer.p99), f"{chain.p99 / peer.p99:.2f}"])
         out.append(table("Chain vs chrome-devtools-mcp (same run), ms", [
             "our chain", "median", "peer median", "ratio", "p99", "peer p99", "ratio"], rows))
-    rows = []
-    for r in results:
-        on, off = r.rtt.get("chain (MCP client -> page)"), r.rtt.get(LANE_OFF)
-        if on and off:
-            rows.append([r.mode, fmt(on.median), fmt(off.median), f"{on.median / off.median:.2f}",
-                         fmt(on.p99), fmt(off.p99), f"{on.p99 / off.p99:.2f}"])
-    out.append(table("Frame lane on vs off (same run, interleaved), ms", [
-        "mode", "median on", "off", "ratio", "p99 on", "off", "ratio"], rows))
-    rows = []
-    for r in results:
-        on, off = r.rtt.get("chain (MCP client -> page)"), r.rtt.get(LINK_OFF)
-        if on and off:
-            rows.append([r.mode, fmt(on.median), fmt(off.median), f"{on.median / off.median:.2f}",
-                         fmt(on.p99), fmt(off.p99), f"{on.p99 / off.p99:.2f}"])
-    out.append(table("Entry link on vs off (same run, interleaved), ms", [
-        "mode", "median on", "off", "ratio", "p99 on", "off", "ratio"], rows))
+    out.append(on_off("Frame lane", LANE_OFF, results))
+    out.append(on_off("Entry link", LINK_OFF, results))
     for r in results:
         if r.peer_problem:
             out.append(f"\nchrome-devtools-mcp could not run: {r.peer_problem}")

@@ -16,6 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from tests.support.links import PAGE_WS_PROBE
 from tests.support.mcp_session import ENTRY_WITHOUT_LINK, McpSession
 from webmcp_sidecar.mcp_server.entry_link import LINK_DROPPED
 
@@ -48,6 +49,13 @@ def host_log(env: dict[str, str]) -> str:
     return "\n".join(p.read_text(errors="replace") for p in logs)
 
 
+async def until_pending(worker, ok) -> None:
+    """Until the worker's count of site calls still out satisfies `ok`."""
+    with anyio.fail_after(10):
+        while not ok(await worker.evaluate("() => globalThis.sidecar.pending.size")):
+            await anyio.sleep(0.02)
+
+
 def slug(url: str) -> str:
     return url.split("/")[2].replace(".", "_").replace(":", "_")
 
@@ -75,13 +83,8 @@ async def test_calls_take_the_entry_link_and_a_page_cannot_open_it(browser, mcp,
     # not the extension's. Nor with a made-up token.
     url = await worker.evaluate("(c) => globalThis.sidecar.entryLinks.links.get(c).link.ws.url", conn)
     assert url.startswith("ws://127.0.0.1:")
-    probe = """async (url) => await new Promise((resolve) => {
-      const ws = new WebSocket(url);
-      ws.onopen = () => { ws.close(); resolve('opened'); };
-      ws.onclose = (ev) => resolve(`closed ${ev.code}`);
-    })"""
-    assert await page.evaluate(probe, url) == "closed 1006"
-    assert await page.evaluate(probe, url.rsplit("/", 1)[0] + "/" + "A" * 43) == "closed 1006"
+    assert await page.evaluate(PAGE_WS_PROBE, url) == "closed 1006"
+    assert await page.evaluate(PAGE_WS_PROBE, url.rsplit("/", 1)[0] + "/" + "A" * 43) == "closed 1006"
     # The link was not disturbed.
     assert await worker.evaluate(LINKS) == {conn: "open"}
     r = await mcp.call(f"{s}__add", {"a": 1, "b": 1})
@@ -102,9 +105,7 @@ async def test_a_dropped_entry_link_ends_the_call_it_held_and_comes_back(browser
             results.append(await mcp.call(f"{s}__never"))
 
         tg.start_soon(call_never)
-        with anyio.fail_after(10):
-            while not await worker.evaluate("() => globalThis.sidecar.pending.size"):
-                await anyio.sleep(0.02)
+        await until_pending(worker, lambda n: n > 0)
         # The worker's end closes: it stops the call the link brought, and the entry answers it.
         await worker.evaluate("(c) => globalThis.sidecar.entryLinks.close(c)", conn)
     (r,) = results
@@ -112,9 +113,7 @@ async def test_a_dropped_entry_link_ends_the_call_it_held_and_comes_back(browser
     # Which comes first is a race: the entry seeing the drop, or the page's own `cancelled`.
     text = r.content[0].text
     assert LINK_DROPPED in text or "cancelled" in text.lower(), text
-    with anyio.fail_after(10):
-        while await worker.evaluate("() => globalThis.sidecar.pending.size"):
-            await anyio.sleep(0.02)  # the page was told to stop
+    await until_pending(worker, lambda n: n == 0)  # the page was told to stop
     await wait_open(worker)  # the entry offered it again
     await worker.evaluate(COUNT_RESULTS)
     r = await mcp.call(f"{s}__add", {"a": 2, "b": 2})
@@ -126,7 +125,6 @@ async def test_an_entry_killed_mid_call_has_its_call_stopped_by_the_worker(brows
     await browser.open(site_url + "tools.html")
     s = slug(site_url)
     worker = await browser.worker()
-    pending = "() => globalThis.sidecar.pending.size"
     async with McpSession(sidecar_env) as mcp:
         await mcp.wait_tools(lambda n: f"{s}__never" in n)
         await wait_open(worker)
@@ -140,14 +138,10 @@ async def test_an_entry_killed_mid_call_has_its_call_stopped_by_the_worker(brows
                     await mcp.call(f"{s}__never")
 
             tg.start_soon(call_never)
-            with anyio.fail_after(10):
-                while not await worker.evaluate(pending):
-                    await anyio.sleep(0.02)
+            await until_pending(worker, lambda n: n > 0)
             # No goodbye, no cancel: only its link closing tells the worker.
             os.kill(pid, signal.SIGKILL)
-            with anyio.fail_after(10):
-                while await worker.evaluate(pending):
-                    await anyio.sleep(0.02)
+            await until_pending(worker, lambda n: n == 0)
             assert await worker.evaluate(LINKS) == {}
             tg.cancel_scope.cancel()
 

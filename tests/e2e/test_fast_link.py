@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from tests.support.browser import launch
+from tests.support.links import PAGE_WS_PROBE
 from tests.support.mcp_session import ENTRY_WITHOUT_LINK, McpSession
 from webmcp_sidecar.native_host.app import LINK_DROPPED
 from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
@@ -74,14 +75,9 @@ async def test_calls_take_the_fast_link_and_a_page_cannot_open_it(browser, mcp, 
     # not the extension's. Nor can it with a made-up token.
     url = await worker.evaluate("() => globalThis.sidecar.fastLink.ws.url")
     assert url.startswith("ws://127.0.0.1:")
-    probe = """async (url) => await new Promise((resolve) => {
-      const ws = new WebSocket(url);
-      ws.onopen = () => { ws.close(); resolve('opened'); };
-      ws.onclose = (ev) => resolve(`closed ${ev.code}`);
-    })"""
-    assert await page.evaluate(probe, url) == "closed 1006"
+    assert await page.evaluate(PAGE_WS_PROBE, url) == "closed 1006"
     wrong = url.rsplit("/", 1)[0] + "/" + "A" * 43
-    assert await page.evaluate(probe, wrong) == "closed 1006"
+    assert await page.evaluate(PAGE_WS_PROBE, wrong) == "closed 1006"
     with anyio.fail_after(10):
         while "refused a connection to the fast link" not in host_log(sidecar_env):
             await anyio.sleep(0.05)

@@ -6,23 +6,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_ENTRY_LINKS } from '../../extension/background/entry-links.js';
 import { checkHostMessage } from '../../extension/lib/messages.js';
-import { startWorker, tick, tool } from './fake-chrome.mjs';
-import { FakeWS } from './fake-ws.mjs';
+import { FakeWS, workerWithFakeWS } from './fake-ws.mjs';
 
 const TOKEN = 'E'.repeat(40) + '_-y';
 const call = (id, extra = {}) => ({ type: 'call', id, site: 'b.com', tool: 'bx', args: {}, timeout_ms: 5000, max_bytes: 1 << 26, ...extra });
 
-/** A worker whose WebSocket is FakeWS, with b.com's tool `bx` open in tab 1. */
+/** A worker on FakeWS with b.com's `bx` in tab 1 (fake-ws.mjs), and a way to open entries' links. */
 async function worker(t) {
-  const saved = globalThis.WebSocket;
-  globalThis.WebSocket = /** @type {any} */ (FakeWS);
-  t.after(() => { globalThis.WebSocket = saved; });
-  FakeWS.made = [];
-  const w = startWorker(t);
-  const frame = w.connectFrame(1, 0, 'http://b.com/');
-  w.sendTools(frame, [tool('bx')]);
-  await tick();
-  w.fromHost();
+  const { w, frame } = await workerWithFakeWS(t);
   /** Entry `conn`'s link, offered and accepted. */
   const linkOf = (conn, port = 40200) => {
     w.host({ type: 'entry_link', conn, port, token: TOKEN });

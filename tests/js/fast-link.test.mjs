@@ -6,8 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FastLink, fastLinkUrl } from '../../extension/background/fast-link.js';
 import { checkHostMessage } from '../../extension/lib/messages.js';
-import { startWorker, tick, tool } from './fake-chrome.mjs';
-import { FakeWS } from './fake-ws.mjs';
+import { FakeWS, workerWithFakeWS } from './fake-ws.mjs';
 
 const TOKEN = 'T'.repeat(40) + '_-x';
 
@@ -74,22 +73,8 @@ test('the worker checks an offer before opening anything', () => {
   }
 });
 
-/** A worker whose WebSocket is FakeWS, with b.com's tool `bx` open in tab 1. */
-async function workerWithLink(t) {
-  const saved = globalThis.WebSocket;
-  globalThis.WebSocket = /** @type {any} */ (FakeWS);
-  t.after(() => { globalThis.WebSocket = saved; });
-  FakeWS.made = [];
-  const w = startWorker(t);
-  const frame = w.connectFrame(1, 0, 'http://b.com/');
-  w.sendTools(frame, [tool('bx')]);
-  await tick();
-  w.fromHost();
-  return { w, frame };
-}
-
 test('in the worker: a bad offer opens nothing and is logged to the host', async (t) => {
-  const { w } = await workerWithLink(t);
+  const { w } = await workerWithFakeWS(t);
   w.host({ type: 'fast_link', port: 99999, token: TOKEN });
   w.host({ type: 'fast_link', port: 4000, token: 'ws://evil' });
   assert.equal(FakeWS.made.length, 0);
@@ -99,7 +84,7 @@ test('in the worker: a bad offer opens nothing and is logged to the host', async
 });
 
 test('in the worker: calls come over the link, results go back on it; long ones in chunks on the native port', async (t) => {
-  const { w, frame } = await workerWithLink(t);
+  const { w, frame } = await workerWithFakeWS(t);
   w.host({ type: 'fast_link', port: 40123, token: TOKEN });
   const [ws] = FakeWS.made;
   assert.equal(ws.url, `ws://127.0.0.1:40123/link/${TOKEN}`);
@@ -132,7 +117,7 @@ test('in the worker: calls come over the link, results go back on it; long ones 
 });
 
 test('in the worker: the link closes with the native port (its host is gone)', async (t) => {
-  const { w } = await workerWithLink(t);
+  const { w } = await workerWithFakeWS(t);
   w.host({ type: 'fast_link', port: 40123, token: TOKEN });
   const [ws] = FakeWS.made;
   ws.accept();
@@ -156,7 +141,7 @@ test('the link carries calls and cancels only: anything else from it is refused 
 });
 
 test('in the worker: a result is measured whole, envelope and all, before it takes the link', async (t) => {
-  const { w, frame } = await workerWithLink(t);
+  const { w, frame } = await workerWithFakeWS(t);
   w.host({ type: 'fast_link', port: 40123, token: TOKEN });
   const [ws] = FakeWS.made;
   ws.accept();

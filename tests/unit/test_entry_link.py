@@ -7,12 +7,12 @@ import json
 from typing import Any
 
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from tests.support.fake_browser import FakeBrowser
+from tests.support.links import ORIGIN, open_link, recv_json, result, start, stop
 from tests.support.raw_entry import RawEntry
-from webmcp_sidecar import EXTENSION_ID
 from webmcp_sidecar.mcp_server import entry_link, hosts
 from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV, LINK_DROPPED, MAX_DROPS
 from webmcp_sidecar.native_host import fast_link
@@ -22,26 +22,12 @@ from webmcp_sidecar.wire.codec import split_message
 
 pytestmark = pytest.mark.anyio
 
-ORIGIN = f"chrome-extension://{EXTENSION_ID}"
-TOOLS = [{"name": "add", "description": "Add", "inputSchema": {"type": "object"}}]
-
-
-async def start(env: dict[str, str]) -> FakeBrowser:
-    b = FakeBrowser(env)
-    await b.start()
-    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
-    await b.expect("host_hello")
-    b.send({"type": "registry", "sites": {"a.test": TOOLS}})
-    return b
-
 
 @pytest.fixture
 async def browser(sock_env):
     b = await start(sock_env)
     yield b
-    if b.proc and b.proc.returncode is None:
-        b.proc.kill()
-        await b.proc.wait()
+    await stop(b)
 
 
 async def entry(tg: asyncio.TaskGroup) -> tuple[hosts.HostPool, hosts.HostLink]:
@@ -55,17 +41,6 @@ async def entry(tg: asyncio.TaskGroup) -> tuple[hosts.HostPool, hosts.HostLink]:
     return pool, link
 
 
-async def open_link(offer: dict[str, Any], origin: str = ORIGIN) -> ClientConnection:
-    url = f"ws://127.0.0.1:{offer['port']}/link/{offer['token']}"
-    return await connect(url, origin=origin, compression=None)  # type: ignore[arg-type]
-
-
-async def recv_json(ws: ClientConnection, kind: str) -> dict[str, Any]:
-    async with asyncio.timeout(10):
-        while True:
-            msg = json.loads(await ws.recv())
-            if msg.get("type") == kind:
-                return msg
 
 
 async def until(predicate: Any) -> None:
@@ -87,9 +62,6 @@ async def until_mark(browser: FakeBrowser) -> list[dict[str, Any]]:
 def call(n: int) -> dict[str, Any]:
     return {"type": "call", "site": "a.test", "tool": "add", "args": {"n": n}}
 
-
-def result(call_id: str, value: str = '"ok"') -> dict[str, Any]:
-    return {"type": "result", "id": call_id, "ok": True, "value": value, "tab_id": 1}
 
 
 async def test_the_offer_reaches_the_browser_and_only_the_extension_gets_in(browser, caplog):

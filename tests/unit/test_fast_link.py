@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from tests.support.fake_browser import FakeBrowser
+from tests.support.links import ORIGIN, open_link, recv_json, result, start, stop
 from tests.support.raw_entry import RawEntry
-from webmcp_sidecar import EXTENSION_ID
 from webmcp_sidecar.native_host.app import LINK_DROPPED, MAX_FAST_LINK_DROPS
 from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV, MAX_CONNECTIONS, MAX_LINK_FRAME, OPEN_TIMEOUT
 from webmcp_sidecar.wire import messages as m
@@ -20,39 +20,14 @@ from webmcp_sidecar.wire.codec import split_message
 
 pytestmark = pytest.mark.anyio
 
-ORIGIN = f"chrome-extension://{EXTENSION_ID}"
-TOOLS = [{"name": "add", "description": "Add", "inputSchema": {"type": "object"}}]
-
-
-async def start(env: dict[str, str]) -> FakeBrowser:
-    b = FakeBrowser(env)
-    await b.start()
-    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
-    await b.expect("host_hello")
-    b.send({"type": "registry", "sites": {"a.test": TOOLS}})
-    return b
-
 
 @pytest.fixture
 async def browser(sock_env):
     b = await start(sock_env)
     yield b
-    if b.proc and b.proc.returncode is None:
-        b.proc.kill()
-        await b.proc.wait()
+    await stop(b)
 
 
-async def open_link(offer: dict, origin: str = ORIGIN) -> ClientConnection:
-    url = f"ws://127.0.0.1:{offer['port']}/link/{offer['token']}"
-    return await connect(url, origin=origin, compression=None)  # type: ignore[arg-type]
-
-
-async def recv_json(ws: ClientConnection, kind: str) -> dict:
-    async with asyncio.timeout(10):
-        while True:
-            msg = json.loads(await ws.recv())
-            if msg.get("type") == kind:
-                return msg
 
 
 def call(entry: RawEntry, n: int) -> dict:
@@ -64,9 +39,6 @@ def call(entry: RawEntry, n: int) -> dict:
         "args": {"n": n},
     }
 
-
-def result(call_id: str, value: str = '"ok"') -> dict:
-    return {"type": "result", "id": call_id, "ok": True, "value": value, "tab_id": 1}
 
 
 async def types_until(b: FakeBrowser, kind: str) -> list[str]:

@@ -1,0 +1,58 @@
+"""For the links' tests (tests/unit/test_fast_link.py, test_entry_link.py): the real host with a
+scripted browser that has said hello, and the `websockets` client in the worker's place; for the
+end-to-end ones (tests/e2e/test_fast_link.py, test_entry_link.py): a page's try at a link."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from tests.support.fake_browser import FakeBrowser
+from webmcp_sidecar import EXTENSION_ID
+
+ORIGIN = f"chrome-extension://{EXTENSION_ID}"
+TOOLS = [{"name": "add", "description": "Add", "inputSchema": {"type": "object"}}]
+# A page opens a WebSocket to a URL (page.evaluate(PAGE_WS_PROBE, url)): "opened", or "closed <code>".
+PAGE_WS_PROBE = """async (url) => await new Promise((resolve) => {
+  const ws = new WebSocket(url);
+  ws.onopen = () => { ws.close(); resolve('opened'); };
+  ws.onclose = (ev) => resolve(`closed ${ev.code}`);
+})"""
+
+
+async def start(env: dict[str, str]) -> FakeBrowser:
+    """The host, its browser connected (hello answered) with site a.test's tool `add`."""
+    b = FakeBrowser(env)
+    await b.start()
+    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
+    await b.expect("host_hello")
+    b.send({"type": "registry", "sites": {"a.test": TOOLS}})
+    return b
+
+
+async def stop(b: FakeBrowser) -> None:
+    if b.proc and b.proc.returncode is None:
+        b.proc.kill()
+        await b.proc.wait()
+
+
+async def open_link(offer: dict[str, Any], origin: str = ORIGIN) -> ClientConnection:
+    """Opens an offered link as the worker does (`ws://127.0.0.1:<port>/link/<token>`)."""
+    url = f"ws://127.0.0.1:{offer['port']}/link/{offer['token']}"
+    return await connect(url, origin=origin, compression=None)  # type: ignore[arg-type]
+
+
+async def recv_json(ws: ClientConnection, kind: str) -> dict[str, Any]:
+    """The next message of type `kind` on a link (others skipped)."""
+    async with asyncio.timeout(10):
+        while True:
+            msg = json.loads(await ws.recv())
+            if msg.get("type") == kind:
+                return msg
+
+
+def result(call_id: str, value: str = '"ok"') -> dict[str, Any]:
+    return {"type": "result", "id": call_id, "ok": True, "value": value, "tab_id": 1}
