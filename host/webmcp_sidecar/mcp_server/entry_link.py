@@ -25,7 +25,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from webmcp_sidecar.native_host.fast_link import MAX_UNANSWERED, FastLink
+from webmcp_sidecar.native_host.fast_link import FastLink
 from webmcp_sidecar.wire.codec import dumps, parse_payload
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ class EntryLink:
     ) -> None:
         """origin: the extension's (`Welcome.extension_origin`); to_host: a message to the host
         (the offer, cancels after a drop); resolve: a result for the call with that id."""
-        self._link = FastLink(origin, self._on_frame, self._dropped, "entry link", self._unanswered)
+        self._link = FastLink(origin, self._on_frame, self._dropped, "entry link", self._offer)
         self._to_host = to_host
         self._resolve = resolve
         # The calls sent on the link and not answered yet: their cancels take it too, and a
@@ -71,14 +71,6 @@ class EntryLink:
     def _offer(self) -> None:
         offer = self._link.offer()
         self._to_host({"type": "entry_link_offer", "port": offer["port"], "token": offer["token"]})
-
-    def _unanswered(self, times: int) -> None:
-        """An offer was withdrawn unanswered (fast_link.OFFER_WAIT): offered again a few times."""
-        if times <= MAX_UNANSWERED:
-            self._offer()
-        else:
-            log.warning("the browser did not open the entry link: the host carries every call")
-            self.stop()
 
     @property
     def unanswered(self) -> int:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from webmcp_sidecar.native_host import first_answer
 from webmcp_sidecar.native_host.entries import EntryConn, EntrySide, short_error
-from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV, MAX_UNANSWERED, FastLink
+from webmcp_sidecar.native_host.fast_link import FastLink, links_enabled
 from webmcp_sidecar.native_host.stdio import FrameWriter
 from webmcp_sidecar.wire.codec import (
     MAX_TO_BROWSER,
@@ -109,7 +109,7 @@ class Host(EntrySide):
         self.send_to_browser(payload)
 
     def _offer_fast_link(self) -> None:
-        if os.environ.get(FAST_LINK_ENV, "1") == "0" or self._fast_drops > MAX_FAST_LINK_DROPS:
+        if not links_enabled() or self._fast_drops > MAX_FAST_LINK_DROPS:
             return
         if self.fast is None:
             self.fast = FastLink(self.origin, self._on_link_frame, self._fast_link_dropped)
@@ -123,16 +123,10 @@ class Host(EntrySide):
         if await self.fast.start() is not None and self.extension_connected:
             self.send_to_browser(dumps(self.fast.offer()))
 
-    def _fast_link_unanswered(self, times: int) -> None:
-        """The worker did not open an offer in time (fast_link.OFFER_WAIT): offered again a few
-        times, then the native port carries everything."""
-        if self.fast is None or not self.extension_connected:
-            return
-        if times <= MAX_UNANSWERED:
+    def _fast_link_unanswered(self) -> None:
+        """The worker did not open an offer in time (fast_link.OFFER_WAIT): a new one."""
+        if self.fast is not None and self.extension_connected:
             self.send_to_browser(dumps(self.fast.offer()))
-        else:
-            log.warning("the extension did not open the fast link: native messaging carries everything")
-            self._fast_close = asyncio.get_running_loop().create_task(self.fast.close())
 
     def _fast_link_dropped(self) -> None:
         """Results may have been lost on the link: every call still out is answered now, and

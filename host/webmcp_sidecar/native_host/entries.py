@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from webmcp_sidecar.native_host import first_answer
-from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
+from webmcp_sidecar.native_host.fast_link import links_enabled
 from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import FrameError, dumps, parse_payload
@@ -213,12 +213,12 @@ class EntrySide:
     def pass_entry_link(self, conn: EntryConn) -> None:
         """The entry's offer of its own link to the worker (mcp_server/entry_link.py), passed on
         with the connection id its calls' ids begin with; kept until the browser is there. Not
-        while links are off (FAST_LINK_ENV) or the extension speaks another protocol."""
+        while links are off (fast_link.links_enabled) or the extension speaks another protocol."""
         offer = conn.link_offer
         if offer is None or not self.extension_connected or self.mismatch:
             return
         conn.link_offer = None
-        if os.environ.get(FAST_LINK_ENV, "1") == "0":
+        if not links_enabled():
             return
         self.send_to_browser(
             dumps({"type": "entry_link", "conn": conn.id, "port": offer.port, "token": offer.token})

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import os
 import secrets
 from collections.abc import Callable
 from http import HTTPStatus
@@ -54,11 +55,16 @@ MAX_HEADERS = 64
 MAX_LINK_FRAME = 1 << 20
 # Frames buffered from the worker before the library stops reading (its default is 16).
 MAX_QUEUE = 4
-# Seconds the worker has to open an offer; then its token is withdrawn and `on_unanswered` says
-# so (the worker tries an offer once, and a local process may hold the connection slots then).
+# Seconds the worker has to open an offer; then its token is withdrawn and `on_unanswered` asks
+# for a new one (the worker tries an offer once, and a local process may hold the connection
+# slots then); past MAX_UNANSWERED such offers the link stops listening.
 OFFER_WAIT = 5.0
-# Offers withdrawn unanswered before the owner stops making them.
 MAX_UNANSWERED = 3
+
+
+def links_enabled() -> bool:
+    """False when FAST_LINK_ENV turns the browser's links off (the fast link and entry links)."""
+    return os.environ.get(FAST_LINK_ENV, "1") != "0"
 
 
 class FastLink:
@@ -70,10 +76,10 @@ class FastLink:
         on_frame: Callable[[bytes], None],
         on_drop: Callable[[], None],
         name: str = "fast link",
-        on_unanswered: Callable[[int], None] | None = None,
+        on_unanswered: Callable[[], None] | None = None,
     ) -> None:
         """name: the link's, in log lines (the MCP entry's link uses this class too);
-        on_unanswered: an offer was withdrawn, not taken within OFFER_WAIT (with how many so far)."""
+        on_unanswered: an offer was withdrawn, not taken within OFFER_WAIT: make a new one."""
         self.name = name
         self.on_unanswered = on_unanswered
         self.unanswered = 0
@@ -111,8 +117,11 @@ class FastLink:
         self.token = None
         self.unanswered += 1
         log.info("the %s was not opened in time: its offer is withdrawn", self.name)
-        if self.on_unanswered is not None:
-            self.on_unanswered(self.unanswered)
+        if self.unanswered > MAX_UNANSWERED:
+            log.warning("the %s was never opened: its messages take the slower way", self.name)
+            self.stop()
+        elif self.on_unanswered is not None:
+            self.on_unanswered()
 
     async def start(self) -> int | None:
         """Listen on 127.0.0.1 (a free port); the port, or None when it cannot (then the native
