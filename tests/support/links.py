@@ -56,3 +56,9 @@ async def recv_json(ws: ClientConnection, kind: str) -> dict[str, Any]:
 
 def result(call_id: str, value: str = '"ok"') -> dict[str, Any]:
     return {"type": "result", "id": call_id, "ok": True, "value": value, "tab_id": 1}
+
+
+def cancelled(call_id: str) -> dict[str, Any]:
+    """The worker's answer to a call its page stopped on a cancel (page/isolated/calls.js)."""
+    error = {"code": "cancelled", "message": "The call was cancelled."}
+    return {"type": "result", "id": call_id, "ok": False, "error": error}

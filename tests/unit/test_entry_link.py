@@ -11,12 +11,13 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from tests.support.fake_browser import FakeBrowser
-from tests.support.links import ORIGIN, open_link, recv_json, result, start, stop
+from tests.support.links import ORIGIN, cancelled, open_link, recv_json, result, start, stop
 from tests.support.raw_entry import RawEntry
 from webmcp_sidecar.mcp_server import entry_link, hosts
 from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV, LINK_DROPPED, MAX_DROPS
 from webmcp_sidecar.native_host import fast_link
 from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV, MAX_UNANSWERED
+from webmcp_sidecar.wire import adrift
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import split_message
 
@@ -135,10 +136,12 @@ async def test_a_drop_answers_the_calls_cancels_them_through_the_host_and_offers
         task = asyncio.create_task(link.request(call(1)))
         got = await recv_json(ws, "call")
         await ws.close()
+        # The page may still run it: stopped through the host, and its `cancelled` is the drop's.
+        assert (await browser.expect("cancel"))["id"] == got["id"]
+        browser.send(cancelled(got["id"]))
         res = await task
         assert not res.ok and res.error is not None
         assert (res.error.code, res.error.message) == ("internal", LINK_DROPPED)
-        assert (await browser.expect("cancel"))["id"] == got["id"]  # the page may still run it
         again = await browser.expect("entry_link")
         assert again["token"] != offer["token"] and again["conn"] == offer["conn"]
         with pytest.raises(InvalidStatus):
@@ -163,6 +166,31 @@ async def test_a_drop_answers_the_calls_cancels_them_through_the_host_and_offers
         got = await browser.expect("call")
         browser.send(result(got["id"]))
         assert (await task).ok
+        pool.close()
+
+
+async def test_after_a_drop_answers_that_come_through_the_host_are_not_lost(browser, monkeypatch):
+    """A long result already on the native port when the link drops, or a call that finished
+    before the drop's cancel reached the page, still reaches its client; a call whose answer was
+    on the link gets the drop's error after the grace."""
+    monkeypatch.setattr(adrift, "DROP_GRACE", 0.3)
+    async with asyncio.TaskGroup() as tg:
+        pool, link = await entry(tg)
+        ws = await open_link(await browser.expect("entry_link"))
+        await until(lambda: link.direct is not None and link.direct.is_open)
+        tasks = [asyncio.create_task(link.request(call(n))) for n in (1, 2, 3)]
+        ids = [(await recv_json(ws, "call"))["id"] for _ in tasks]
+        await ws.close()
+        assert {(await browser.expect("cancel"))["id"] for _ in tasks} == set(ids)
+        text = json.dumps(result(ids[0], json.dumps("x" * 200_000)))
+        for piece in split_message(text, "sw1", 64 * 1024):
+            browser.send_raw(piece)
+        browser.send(result(ids[1], '{"sum":3}'))
+        long, short, lost = await asyncio.gather(*tasks)
+        assert long.ok and len(long.value) == 200_002
+        assert short.ok and short.value == '{"sum":3}'
+        assert lost.error is not None and (lost.error.code, lost.error.message) == ("internal", LINK_DROPPED)
+        assert link.direct is not None and len(link.direct.adrift) == 0
         pool.close()
 
 

@@ -11,11 +11,12 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from tests.support.fake_browser import FakeBrowser
-from tests.support.links import ORIGIN, open_link, recv_json, result, start, stop
+from tests.support.links import ORIGIN, cancelled, open_link, recv_json, result, start, stop
 from tests.support.raw_entry import RawEntry
 from webmcp_sidecar.native_host.app import LINK_DROPPED, MAX_FAST_LINK_DROPS
 from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV, MAX_CONNECTIONS, MAX_LINK_FRAME, OPEN_TIMEOUT
 from webmcp_sidecar.wire import messages as m
+from webmcp_sidecar.wire.adrift import DROP_GRACE
 from webmcp_sidecar.wire.codec import split_message
 
 pytestmark = pytest.mark.anyio
@@ -134,11 +135,14 @@ async def test_a_drop_answers_every_call_out_and_the_link_is_offered_again_a_few
         e.send(call(e, n))
         await recv_json(ws, "call")
         await ws.close()
+        # The browser is told to stop it, on the native port; the page's `cancelled` is the
+        # drop's doing, so the entry hears of the drop.
+        stopped = await browser.expect("cancel")
+        assert stopped["id"] == f"{e.welcome['conn']}.{n}"
+        browser.send(cancelled(stopped["id"]))
         answer = await e.recv("result")
-        assert answer["id"] == f"{e.welcome['conn']}.{n}" and not answer["ok"]
+        assert answer["id"] == stopped["id"] and not answer["ok"]
         assert answer["error"] == {"code": "internal", "message": LINK_DROPPED}
-        # ... and the browser is told to stop it, on the native port.
-        assert (await browser.expect("cancel"))["id"] == answer["id"]
         if n > MAX_FAST_LINK_DROPS:
             break
     # Past the cap the native port carries everything: no offer, calls go that way, and the
@@ -149,6 +153,25 @@ async def test_a_drop_answers_every_call_out_and_the_link_is_offered_again_a_few
     assert (await browser.expect("call"))["id"] == f"{e.welcome['conn']}.99"
     with pytest.raises(OSError):
         await asyncio.open_connection("127.0.0.1", offer["port"])
+
+
+async def test_after_a_drop_a_result_that_comes_the_native_ports_way_is_not_lost(browser):
+    """A long result takes the native port in chunks: one already on its way when the link drops
+    (or a call that finished before the drop's cancel reached it) still gets to its entry."""
+    ws = await open_link(await browser.expect("fast_link"))
+    e = await RawEntry.connect()
+    e.send(call(e, 1))
+    e.send(call(e, 2))
+    first, second = await recv_json(ws, "call"), await recv_json(ws, "call")
+    await ws.close()
+    assert {(await browser.expect("cancel"))["id"] for _ in range(2)} == {first["id"], second["id"]}
+    text = json.dumps(result(first["id"], json.dumps("x" * 200_000)))
+    for piece in split_message(text, "sw1", 64 * 1024):
+        browser.send_raw(piece)
+    browser.send(result(second["id"], '{"sum":3}'))
+    got = {a["id"]: a for a in (await e.recv("result"), await e.recv("result"))}
+    assert got[first["id"]]["ok"] and len(got[first["id"]]["value"]) == 200_002
+    assert got[second["id"]]["ok"] and got[second["id"]]["value"] == '{"sum":3}'
 
 
 async def test_a_token_opens_one_link_and_a_second_connection_gets_nothing(browser, sock_env):
@@ -222,7 +245,10 @@ async def test_a_frame_over_the_cap_closes_the_link_and_answers_its_calls(browse
     e.send(call(e, 1))
     got = await recv_json(ws, "call")
     await ws.send(json.dumps(result(got["id"], json.dumps("x" * (MAX_LINK_FRAME + 10)))))
-    answer = await e.recv("result")
+    # Its answer was that frame: nothing else comes (the scripted page ignores the cancel), so
+    # the call gets the drop's error once the grace is over (wire/adrift.py).
+    assert (await browser.expect("cancel"))["id"] == got["id"]
+    answer = await e.recv("result", timeout=DROP_GRACE + 5)
     assert answer["error"] == {"code": "internal", "message": LINK_DROPPED}
     assert (await browser.expect("fast_link", timeout=10))["port"]  # offered again
 

@@ -14,9 +14,10 @@ call's result back on the link the call came on. The server is the host's fast l
 extension's (from the host's `Welcome`) and its path carries the offer's token; one connection
 at a time; at most 1 MiB a frame. Only results are taken from it.
 
-When it drops, every call still out on it is answered with an error at once (its result may have
-been on the link) and cancelled through the host, and the link is offered again, a few times at
-most. `WEBMCP_SIDECAR_ENTRY_LINK=0` in the entry's environment keeps everything on the socket.
+When it drops, every call still out on it is cancelled through the host and waits a moment for
+its answer that way (wire/adrift.py: a long result already on the native port, or the page's
+answer to the cancel; else the drop's error), and the link is offered again, a few times at most.
+`WEBMCP_SIDECAR_ENTRY_LINK=0` in the entry's environment keeps everything on the socket.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webmcp_sidecar.native_host.fast_link import FastLink
+from webmcp_sidecar.wire.adrift import Adrift
 from webmcp_sidecar.wire.codec import dumps, parse_payload
 
 log = logging.getLogger(__name__)
@@ -36,8 +38,8 @@ MAX_DROPS = 3
 # A call bigger than this takes the host (which splits it for native messaging if need be).
 MAX_CALL_BYTES = 512 * 1024
 LINK_DROPPED = (
-    "The browser's link to this MCP entry dropped while this call ran, so its answer was lost; "
-    "the call may or may not have run. Try again."
+    "The browser's link to this MCP entry dropped while this call ran, so its answer was lost "
+    "(the page was told to stop it); the call may or may not have run. Try again."
 )
 
 
@@ -55,9 +57,10 @@ class EntryLink:
         self._link = FastLink(origin, self._on_frame, self._dropped, "entry link", self._offer)
         self._to_host = to_host
         self._resolve = resolve
-        # The calls sent on the link and not answered yet: their cancels take it too, and a
-        # drop answers them.
+        # The calls sent on the link and not answered yet: their cancels take it too. A drop
+        # leaves them adrift: their answers may still come through the host.
         self.calls: set[str] = set()
+        self.adrift = Adrift(LINK_DROPPED, resolve)
         self.drops = 0
 
     @property
@@ -89,6 +92,11 @@ class EntryLink:
 
     def done(self, call_id: str) -> None:
         self.calls.discard(call_id)
+        self.adrift.discard(call_id)
+
+    def landed(self, call_id: str, raw: dict[str, Any]) -> dict[str, Any]:
+        """A result the host brought: the answer to give its call (see `Adrift.landed`)."""
+        return self.adrift.landed(call_id, raw)
 
     def _on_frame(self, payload: bytes) -> None:
         """The worker sends results here, nothing else."""
@@ -107,16 +115,16 @@ class EntryLink:
 
     def _dropped(self) -> None:
         self.drops += 1
-        failed, self.calls = self.calls, set()
-        for call_id in failed:
-            error = {"code": "internal", "message": LINK_DROPPED}
-            self._resolve(call_id, {"type": "result", "id": call_id, "ok": False, "error": error})
+        out, self.calls = self.calls, set()
+        for call_id in out:
+            self.adrift.add(call_id)
             self._to_host({"type": "cancel", "id": call_id})  # the page may still run it
         if self.drops <= MAX_DROPS:
             self._offer()
         else:
             log.warning("the entry link dropped %d times: the host carries every call now", self.drops)
-            self.stop()
+            self._link.stop()
 
     def stop(self) -> None:
         self._link.stop()
+        self.adrift.clear()

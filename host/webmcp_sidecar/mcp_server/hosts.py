@@ -108,7 +108,8 @@ class HostLink:
 
     def _on_message(self, raw: dict[str, Any]) -> None:
         if raw.get("type") == "result":
-            self._pending.resolve(str(raw.get("id")), raw)
+            call_id = str(raw.get("id"))
+            self._pending.resolve(call_id, raw if self.direct is None else self.direct.landed(call_id, raw))
             return
         msg = m.host_to_entry.validate_python(raw)
         if isinstance(msg, m.SiteTools):

@@ -20,6 +20,7 @@ from webmcp_sidecar.native_host import first_answer
 from webmcp_sidecar.native_host.entries import EntryConn, EntrySide, short_error
 from webmcp_sidecar.native_host.fast_link import FastLink, links_enabled
 from webmcp_sidecar.native_host.stdio import FrameWriter
+from webmcp_sidecar.wire.adrift import Adrift
 from webmcp_sidecar.wire.codec import (
     MAX_TO_BROWSER,
     FrameError,
@@ -35,8 +36,8 @@ from webmcp_sidecar.wire.pending import PendingRequests
 # carries everything for the rest of the host's life.
 MAX_FAST_LINK_DROPS = 3
 LINK_DROPPED = (
-    "The browser's link to the host dropped while this call ran, so its answer was lost; the "
-    "call may or may not have run. Try again."
+    "The browser's link to the host dropped while this call ran, so its answer was lost (the "
+    "page was told to stop it); the call may or may not have run. Try again."
 )
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ class Host(EntrySide):
         self._fast_drops = 0
         self._fast_start: asyncio.Task[None] | None = None
         self._fast_close: asyncio.Task[None] | None = None
+        self.adrift = Adrift(LINK_DROPPED, self._lost_in_drop)
         _read_buffers_from_the_heap()
 
     @property
@@ -129,30 +131,26 @@ class Host(EntrySide):
             self.send_to_browser(dumps(self.fast.offer()))
 
     def _fast_link_dropped(self) -> None:
-        """Results may have been lost on the link: every call still out is answered now, and
-        cancelled in the browser (on the native port), so a client that tries again does not
-        find the first attempt still running."""
+        """Results may have been lost on the link: every call still out is cancelled in the
+        browser (on the native port), so a client that tries again does not find the first
+        attempt still running, and gets what the browser answers now, or the drop's error
+        (wire/adrift.py)."""
         self._fast_drops += 1
         self.fast_calls.clear()
-        failed = list(self.pending)
-        for call_id in failed:
-            if (conn := self._forget_call(call_id)) is not None:
-                self._fail(conn, call_id, "internal", LINK_DROPPED)
-        failed += self.own_pending.resolve_all(
-            lambda call_id: {
-                "type": "result",
-                "id": call_id,
-                "ok": False,
-                "error": {"code": "internal", "message": LINK_DROPPED},
-            }
-        )
-        for call_id in failed:
+        for call_id in [*self.pending, *self.own_pending.ids()]:
+            self.adrift.add(call_id)
             self.send_to_browser(dumps({"type": "cancel", "id": call_id}))
         if self._fast_drops > MAX_FAST_LINK_DROPS and self.fast is not None:
             # No more offers: stop listening too.
             self._fast_close = asyncio.get_running_loop().create_task(self.fast.close())
         elif self.extension_connected:
             self._offer_fast_link()
+
+    def _lost_in_drop(self, call_id: str, res: dict[str, Any]) -> None:
+        if (conn := self._forget_call(call_id)) is not None:
+            conn.send_payload(dumps(res))
+        else:
+            self.own_pending.resolve(call_id, res)
 
     def _on_link_frame(self, payload: bytes) -> None:
         """A frame on the fast link: the worker sends results there, nothing else."""
@@ -173,7 +171,13 @@ class Host(EntrySide):
         if payload.startswith(_RESULT_HEAD):
             end = payload.find(b'"', len(_RESULT_HEAD))
             call_id = payload[len(_RESULT_HEAD) : end].decode("utf-8", "replace")
-            if end > 0 and "\\" not in call_id and self._route_result(call_id, payload):
+            # (A call adrift since a fast link drop takes the full parse: Adrift may restate it.)
+            if (
+                end > 0
+                and "\\" not in call_id
+                and call_id not in self.adrift
+                and self._route_result(call_id, payload)
+            ):
                 return
         try:
             raw = parse_payload(payload)
@@ -206,6 +210,8 @@ class Host(EntrySide):
         kind = raw.get("type")
         if kind == "result":
             call_id = str(raw.get("id"))
+            if call_id in self.adrift and (answer := self.adrift.landed(call_id, raw)) is not raw:
+                raw, payload = answer, dumps(answer)
             if not self._route_result(call_id, payload):
                 self.fast_calls.discard(call_id)
                 self.own_pending.resolve(call_id, raw)
@@ -291,6 +297,7 @@ class Host(EntrySide):
             raise
         finally:
             self.fast_calls.discard(call_id)
+            self.adrift.discard(call_id)
 
     def status(self) -> m.Status:
         from webmcp_sidecar.wire import messages as m

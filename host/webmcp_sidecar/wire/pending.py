@@ -75,6 +75,10 @@ class PendingRequests(Generic[T]):
                 resolved.append(call_id)
         return resolved
 
+    def ids(self) -> list[str]:
+        """The ids still waiting for their answer."""
+        return [call_id for call_id, fut in self._waiting.items() if not fut.done()]
+
     def cancel_all(self) -> None:
         """Every waiter gets CancelledError (e.g. the turn that asked was stopped)."""
         for fut in self._waiting.values():
