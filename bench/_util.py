@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -159,3 +160,16 @@ def against(ref: str, rows: Sequence[tuple[str, Stats, Stats]], f: Callable[[flo
     ]
     header = ["", "median", f"{ref} median", "ratio", "p99", f"{ref} p99", "ratio"]
     return table(f"Against {ref}", header, out)
+
+
+def cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+
+def say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)

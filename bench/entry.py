@@ -30,9 +30,9 @@ import anyio
 from tests.support.fake_browser import FakeBrowser
 from websockets.asyncio.client import connect
 
-from bench._util import Stats, TimedSession, against, sidecar_env, stats_row, table
-from bench.chain import Series, cpu_seconds, interleave, timed_calls
-from bench.chain import entry_command as chain_entry_command
+from bench._util import Stats, TimedSession, against, cpu_seconds, sidecar_env, stats_row, table
+from bench.chain_series import Series, interleave, timed_calls
+from bench.chain_series import entry_command as chain_entry_command
 from webmcp_sidecar import EXTENSION_ID
 from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV
 from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench._util import Stats, against, fmt, stats_row, table
-from bench.chain import Series, cpu_seconds, interleave, timed_calls
+from bench._util import Stats, against, cpu_seconds, fmt, stats_row, table
+from bench.chain_series import Series, interleave, timed_calls
 from webmcp_sidecar import EXTENSION_ID
 
 MIB = 1024 * 1024

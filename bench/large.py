@@ -30,8 +30,9 @@ from playwright.async_api import Page
 from tests.support.browser import launch
 from tests.support.mcp_session import text as result_text
 
-from bench._util import Stats, TimedSession, fmt, serve_site, sidecar_env, site_of, stats_row, table
-from bench.chain import PATTERN, RawHostLink, Series, interleave, say, timed_calls
+from bench._util import Stats, TimedSession, fmt, say, serve_site, sidecar_env, site_of, stats_row, table
+from bench.chain_hops import RawHostLink
+from bench.chain_series import PATTERN, Series, interleave, timed_calls
 from webmcp_sidecar.paths import socket_dir
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import dumps, parse_payload

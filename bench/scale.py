@@ -31,8 +31,8 @@ import anyio
 from playwright.async_api import Page
 from tests.support.browser import launch
 
-from bench._util import Stats, TimedSession, fmt, serve_site, sidecar_env, site_of, table
-from bench.chain import clock_offset_ms, say
+from bench._util import Stats, TimedSession, fmt, say, serve_site, sidecar_env, site_of, table
+from bench.chain import clock_offset_ms
 
 
 @dataclass
