@@ -127,7 +127,8 @@ async def test_site_calls_and_cancels_take_the_link_and_results_come_back_on_it(
         pool.close()
 
 
-async def test_a_drop_answers_the_calls_cancels_them_through_the_host_and_offers_again(browser):
+async def test_a_drop_answers_the_calls_cancels_them_through_the_host_and_offers_again(browser, monkeypatch):
+    monkeypatch.setattr(adrift, "DROP_GRACE", 0.3)
     async with asyncio.TaskGroup() as tg:
         pool, link = await entry(tg)
         offer = await browser.expect("entry_link")
@@ -153,15 +154,22 @@ async def test_a_drop_answers_the_calls_cancels_them_through_the_host_and_offers
         await ws.send(json.dumps(result(got["id"])))
         assert (await task).ok
 
-        # Past MAX_DROPS no more offers, and calls take the host.
-        for _ in range(MAX_DROPS):
+        # Past MAX_DROPS no more offers, and calls take the host. A call out on the link at each
+        # drop, the last one (which stops the link) too, gets the drop's error (here nothing
+        # comes through the host: after the grace).
+        for n in range(MAX_DROPS):
+            task = asyncio.create_task(link.request(call(10 + n)))
+            got = await recv_json(ws, "call")
             await ws.close()
+            assert (await browser.expect("cancel"))["id"] == got["id"]
+            async with asyncio.timeout(10):
+                res = await task
+            assert res.error is not None and (res.error.code, res.error.message) == ("internal", LINK_DROPPED)
             await until(lambda: link.direct is not None and not link.direct.is_open)
             if link.direct is not None and link.direct.drops <= MAX_DROPS:
                 ws = await open_link(await browser.expect("entry_link"))
                 await until(lambda: link.direct is not None and link.direct.is_open)
-        await ws.close()
-        await until(lambda: link.direct is not None and link.direct.drops == MAX_DROPS + 1)
+        assert link.direct is not None and link.direct.drops == MAX_DROPS + 1
         task = asyncio.create_task(link.request(call(3)))
         got = await browser.expect("call")
         browser.send(result(got["id"]))

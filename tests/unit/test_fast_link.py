@@ -302,3 +302,42 @@ async def test_an_offer_the_worker_does_not_take_is_withdrawn_and_made_again_a_f
     with pytest.raises(OSError):  # no longer listening
         await open_link(offers()[-1])
 
+
+async def test_the_hosts_own_calls_out_at_a_drop_hear_of_it_too(monkeypatch):
+    """In-process host: the side panel agent's calls (`Host.request`) out on the link when it
+    drops: the page's `cancelled` is the drop's error, and so is silence once the grace is over."""
+    from webmcp_sidecar.native_host.app import Host
+    from webmcp_sidecar.native_host.stdio import FrameWriter
+    from webmcp_sidecar.wire import adrift
+    from webmcp_sidecar.wire.codec import dumps
+
+    monkeypatch.setattr(adrift, "DROP_GRACE", 0.3)
+    sent: list[bytes] = []
+    host = Host(ORIGIN + "/", FrameWriter(sent.append))
+    host.on_browser_frame(b'{"type":"hello","extension_version":"9","browser":"B","protocol":1}')
+
+    def seen(kind: str) -> list[dict]:
+        return [msg for frame in sent if (msg := json.loads(frame[4:]))["type"] == kind]
+
+    async with asyncio.timeout(10):
+        while not seen("fast_link"):
+            await asyncio.sleep(0.02)
+    ws = await open_link(seen("fast_link")[0])
+    async with asyncio.timeout(10):
+        while host.fast is None or not host.fast.is_open:
+            await asyncio.sleep(0.02)
+    ask = {"type": "call", "site": "a.test", "tool": "add", "args": {}}
+    tasks = [asyncio.create_task(host.request(dict(ask), 10)) for _ in range(2)]
+    first, second = (await recv_json(ws, "call"))["id"], (await recv_json(ws, "call"))["id"]
+    await ws.close()
+    async with asyncio.timeout(10):
+        while {c["id"] for c in seen("cancel")} != {first, second}:
+            await asyncio.sleep(0.02)
+    host.on_browser_frame(dumps(cancelled(first)))
+    for answer in await asyncio.gather(*tasks):
+        assert answer["ok"] is False
+        assert answer["error"] == {"code": "internal", "message": LINK_DROPPED}
+    assert len(host.adrift) == 0
+    assert host.fast is not None
+    await host.fast.close()
+

@@ -111,7 +111,7 @@ class EntryLink:
                 "a %s message on the entry link dropped: it carries results only", str(raw.get("type"))[:40]
             )
             return
-        self._resolve(call_id, raw)
+        self._resolve(call_id, self.adrift.landed(call_id, raw))
 
     def _dropped(self) -> None:
         self.drops += 1

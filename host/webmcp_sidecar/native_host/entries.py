@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     # pydantic and the models load with the first message that needs one, not at host start
     # (issue 14): the functions that use them import them.
     from webmcp_sidecar.wire import messages as m
+    from webmcp_sidecar.wire.adrift import Adrift
 
 log = logging.getLogger("webmcp_sidecar.native_host.app")  # the logger these lines always had
 
@@ -78,6 +79,7 @@ class EntrySide:
     conns: dict[str, EntryConn]
     pending: dict[str, EntryConn]  # call id -> the entry that made it
     fast_calls: set[str]  # ids of the calls sent over the fast link
+    adrift: Adrift  # calls a fast link drop left out (wire/adrift.py)
     _conn_ids: Iterator[int]
 
     if TYPE_CHECKING:
@@ -114,6 +116,7 @@ class EntrySide:
                 self.pending.pop(call_id, None)
                 self.send_cancel(call_id)
                 self.fast_calls.discard(call_id)
+                self.adrift.discard(call_id)
             if conn.client is not None and self.extension_connected:
                 self.send_to_browser(dumps({"type": "session_end", "session": conn.id}))
             writer.close()

@@ -18,8 +18,8 @@ other connection is admitted. Before admission a connection gets little: at most
 What crosses it: calls and cancels to the worker; results from it, one per text frame, at most
 `MAX_LINK_FRAME` bytes (a result over 64 Ki UTF-16 units takes the native port in chunks), taken
 in by the same `Host.on_browser_frame` (the same checks). When the link drops, every call still
-out is answered with an error at once (its result may have been on the link) and cancelled in the
-browser, and the link is offered again, with a new token, a few times at most.
+out is cancelled in the browser and gets what the browser sends for it next, else the drop's
+error (wire/adrift.py), and the link is offered again, with a new token, a few times at most.
 """
 
 from __future__ import annotations

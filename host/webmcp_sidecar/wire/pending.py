@@ -65,16 +65,6 @@ class PendingRequests(Generic[T]):
             if not fut.done():
                 fut.set_exception(error())
 
-    def resolve_all(self, value_of: Callable[[str], T]) -> list[str]:
-        """Every waiter gets `value_of(its id)` (e.g. an error result: the link dropped); the
-        ids it resolved."""
-        resolved = []
-        for call_id, fut in self._waiting.items():
-            if not fut.done():
-                fut.set_result(value_of(call_id))
-                resolved.append(call_id)
-        return resolved
-
     def ids(self) -> list[str]:
         """The ids still waiting for their answer."""
         return [call_id for call_id, fut in self._waiting.items() if not fut.done()]
