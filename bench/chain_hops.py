@@ -7,7 +7,6 @@ import argparse
 import contextlib
 import os
 import sys
-import warnings
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,16 @@ from typing import Any
 from playwright.async_api import Page, Worker
 
 from bench._util import Stats, TimedSession, cpu_seconds, fmt, site_of, stats_row, table
-from bench.chain_series import MIB, ModeResult, Series, in_page_block, interleave, timed_calls
+from bench.chain_series import (
+    MIB,
+    ModeResult,
+    Series,
+    chain_via,
+    in_page_block,
+    interleave,
+    ping_via,
+    timed_calls,
+)
 from bench.peer_devtools_mcp import PeerSession
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import dumps, parse_payload
@@ -101,16 +109,7 @@ async def hops(res: ModeResult, page: Page, worker: Worker, mcp: TimedSession, a
     site = site_of(url)
     client = mcp.client
     assert client
-
-    async def chain_one(i: int) -> bool:
-        r = await client.call_tool(add, {"a": i, "b": 1})
-        return not r.is_error and r.structured_content == {"sum": i + 1}
-
-    async def ping_one(i: int) -> bool:
-        with warnings.catch_warnings():  # ping is legacy-only in the SDK; this session is legacy
-            warnings.simplefilter("ignore")
-            await client.send_ping()
-        return True
+    chain_one, ping_one = chain_via(mcp, add), ping_via(mcp)
 
     async def meta_one(i: int) -> bool:
         return not (await client.call_tool("list_site_tools", {"site": site})).is_error

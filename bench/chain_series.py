@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -97,6 +98,19 @@ def chain_via(session: TimedSession, add: str) -> Callable[[int], Awaitable[bool
         assert session.client
         r = await session.client.call_tool(add, {"a": i, "b": 1})
         return not r.is_error and r.structured_content == {"sum": i + 1}
+
+    return one
+
+
+def ping_via(session: TimedSession) -> Callable[[int], Awaitable[bool]]:
+    """An MCP ping to `session`'s server (the MCP floor, no browser)."""
+
+    async def one(i: int) -> bool:
+        assert session.client
+        with warnings.catch_warnings():  # ping is legacy-only in the SDK; this session is legacy
+            warnings.simplefilter("ignore")
+            await session.client.send_ping()
+        return True
 
     return one
 

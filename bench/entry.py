@@ -23,7 +23,6 @@ import os
 import sys
 import tempfile
 import time
-import warnings
 from typing import Any
 
 import anyio
@@ -31,7 +30,7 @@ from tests.support.fake_browser import FakeBrowser
 from websockets.asyncio.client import connect
 
 from bench._util import Stats, TimedSession, against, cpu_seconds, sidecar_env, stats_row, table
-from bench.chain_series import Series, interleave, timed_calls
+from bench.chain_series import Series, chain_via, interleave, ping_via, timed_calls
 from bench.chain_series import entry_command as chain_entry_command
 from webmcp_sidecar import EXTENSION_ID
 from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV
@@ -113,20 +112,8 @@ def entry_command(base: str | None, no_link: bool = False) -> list[str] | None:
 
 
 async def series_for(label: str, mcp: TimedSession, calls: int) -> list[Series]:
-    client = mcp.client
-    assert client
     name = await mcp.tool_name(SITE, "add")
-
-    async def call_one(i: int) -> bool:
-        r = await client.call_tool(name, {"a": i, "b": 1})
-        return not r.is_error and r.structured_content == {"sum": i + 1}
-
-    async def ping_one(i: int) -> bool:
-        with warnings.catch_warnings():  # ping is legacy-only in the SDK; this session is legacy
-            warnings.simplefilter("ignore")
-            await client.send_ping()
-        return True
-
+    call_one, ping_one = chain_via(mcp, name), ping_via(mcp)
     return [
         Series(f"{label}: tools/call add", calls, timed_calls(call_one)),
         Series(f"{label}: ping", calls, timed_calls(ping_one)),
