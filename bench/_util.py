@@ -170,6 +170,5 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
-
 def say(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)

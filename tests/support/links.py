@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -56,6 +57,13 @@ async def recv_json(ws: ClientConnection, kind: str) -> dict[str, Any]:
 
 def result(call_id: str, value: str = '"ok"') -> dict[str, Any]:
     return {"type": "result", "id": call_id, "ok": True, "value": value, "tab_id": 1}
+
+
+async def until(predicate: Callable[[], object], timeout: float = 10) -> None:
+    """Until `predicate()` is true (polled), at most `timeout` s."""
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.01)
 
 
 def cancelled(call_id: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from tests.support.fake_browser import FakeBrowser
-from tests.support.links import ORIGIN, cancelled, open_link, recv_json, result, start, stop
+from tests.support.links import ORIGIN, cancelled, open_link, recv_json, result, start, stop, until
 from tests.support.raw_entry import RawEntry
 from webmcp_sidecar.mcp_server import entry_link, hosts
 from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV, LINK_DROPPED, MAX_DROPS
@@ -42,12 +42,6 @@ async def entry(tg: asyncio.TaskGroup) -> tuple[hosts.HostPool, hosts.HostLink]:
     return pool, link
 
 
-
-
-async def until(predicate: Any) -> None:
-    async with asyncio.timeout(10):
-        while not predicate():
-            await asyncio.sleep(0.01)
 
 
 async def until_mark(browser: FakeBrowser) -> list[dict[str, Any]]:

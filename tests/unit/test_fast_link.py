@@ -4,6 +4,7 @@ link, what takes it, what a bad frame does, and what a drop answers."""
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,11 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from tests.support.fake_browser import FakeBrowser
-from tests.support.links import ORIGIN, cancelled, open_link, recv_json, result, start, stop
+from tests.support.links import ORIGIN, cancelled, open_link, recv_json, result, start, stop, until
 from tests.support.raw_entry import RawEntry
-from webmcp_sidecar.native_host.app import LINK_DROPPED, MAX_FAST_LINK_DROPS
+from webmcp_sidecar.native_host.app import LINK_DROPPED, MAX_FAST_LINK_DROPS, Host
 from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV, MAX_CONNECTIONS, MAX_LINK_FRAME, OPEN_TIMEOUT
+from webmcp_sidecar.native_host.stdio import FrameWriter
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.adrift import DROP_GRACE
 from webmcp_sidecar.wire.codec import split_message
@@ -275,25 +277,31 @@ async def test_with_the_link_off_there_is_no_offer(sock_env):
         assert await b.close() == 0
 
 
+def in_process_host() -> tuple[Host, Callable[[str], list[dict]]]:
+    """A host in this process after the extension's hello, and what it sent the browser of a kind."""
+    sent: list[bytes] = []
+    host = Host(ORIGIN + "/", FrameWriter(sent.append))
+    host.on_browser_frame(b'{"type":"hello","extension_version":"9","browser":"B","protocol":1}')
+
+    def seen(kind: str) -> list[dict]:
+        return [msg for frame in sent if (msg := json.loads(frame[4:]))["type"] == kind]
+
+    return host, seen
+
+
 async def test_an_offer_the_worker_does_not_take_is_withdrawn_and_made_again_a_few_times(monkeypatch):
     """In-process host: the worker never opens the link (a local process may hold its
     connection slots just then); each offer's token is withdrawn after OFFER_WAIT and a new
     offer made, MAX_UNANSWERED times, then the host stops listening."""
     from webmcp_sidecar.native_host import fast_link
-    from webmcp_sidecar.native_host.app import Host
-    from webmcp_sidecar.native_host.stdio import FrameWriter
 
     monkeypatch.setattr(fast_link, "OFFER_WAIT", 0.1)
-    sent: list[bytes] = []
-    host = Host(ORIGIN + "/", FrameWriter(sent.append))
-    host.on_browser_frame(b'{"type":"hello","extension_version":"9","browser":"B","protocol":1}')
+    host, seen = in_process_host()
 
     def offers() -> list[dict]:
-        return [msg for frame in sent if (msg := json.loads(frame[4:]))["type"] == "fast_link"]
+        return seen("fast_link")
 
-    async with asyncio.timeout(10):
-        while host.fast is None or host.fast.unanswered <= fast_link.MAX_UNANSWERED:
-            await asyncio.sleep(0.02)
+    await until(lambda: host.fast is not None and host.fast.unanswered > fast_link.MAX_UNANSWERED)
     assert len(offers()) == fast_link.MAX_UNANSWERED + 1
     assert len({o["token"] for o in offers()}) == len(offers())
     assert host.fast.token is None  # the last one withdrawn too
@@ -306,33 +314,19 @@ async def test_an_offer_the_worker_does_not_take_is_withdrawn_and_made_again_a_f
 async def test_the_hosts_own_calls_out_at_a_drop_hear_of_it_too(monkeypatch):
     """In-process host: the side panel agent's calls (`Host.request`) out on the link when it
     drops: the page's `cancelled` is the drop's error, and so is silence once the grace is over."""
-    from webmcp_sidecar.native_host.app import Host
-    from webmcp_sidecar.native_host.stdio import FrameWriter
     from webmcp_sidecar.wire import adrift
     from webmcp_sidecar.wire.codec import dumps
 
     monkeypatch.setattr(adrift, "DROP_GRACE", 0.3)
-    sent: list[bytes] = []
-    host = Host(ORIGIN + "/", FrameWriter(sent.append))
-    host.on_browser_frame(b'{"type":"hello","extension_version":"9","browser":"B","protocol":1}')
-
-    def seen(kind: str) -> list[dict]:
-        return [msg for frame in sent if (msg := json.loads(frame[4:]))["type"] == kind]
-
-    async with asyncio.timeout(10):
-        while not seen("fast_link"):
-            await asyncio.sleep(0.02)
+    host, seen = in_process_host()
+    await until(lambda: seen("fast_link"))
     ws = await open_link(seen("fast_link")[0])
-    async with asyncio.timeout(10):
-        while host.fast is None or not host.fast.is_open:
-            await asyncio.sleep(0.02)
+    await until(lambda: host.fast is not None and host.fast.is_open)
     ask = {"type": "call", "site": "a.test", "tool": "add", "args": {}}
     tasks = [asyncio.create_task(host.request(dict(ask), 10)) for _ in range(2)]
     first, second = (await recv_json(ws, "call"))["id"], (await recv_json(ws, "call"))["id"]
     await ws.close()
-    async with asyncio.timeout(10):
-        while {c["id"] for c in seen("cancel")} != {first, second}:
-            await asyncio.sleep(0.02)
+    await until(lambda: {c["id"] for c in seen("cancel")} == {first, second})
     host.on_browser_frame(dumps(cancelled(first)))
     for answer in await asyncio.gather(*tasks):
         assert answer["ok"] is False

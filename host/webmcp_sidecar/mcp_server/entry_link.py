@@ -94,10 +94,6 @@ class EntryLink:
         self.calls.discard(call_id)
         self.adrift.discard(call_id)
 
-    def landed(self, call_id: str, raw: dict[str, Any]) -> dict[str, Any]:
-        """A result the host brought: the answer to give its call (see `Adrift.landed`)."""
-        return self.adrift.landed(call_id, raw)
-
     def _on_frame(self, payload: bytes) -> None:
         """The worker sends results here, nothing else."""
         try:

@@ -210,7 +210,7 @@ class Host(EntrySide):
         kind = raw.get("type")
         if kind == "result":
             call_id = str(raw.get("id"))
-            if call_id in self.adrift and (answer := self.adrift.landed(call_id, raw)) is not raw:
+            if (answer := self.adrift.landed(call_id, raw)) is not raw:
                 raw, payload = answer, dumps(answer)
             if not self._route_result(call_id, payload):
                 self.fast_calls.discard(call_id)
