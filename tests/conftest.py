@@ -27,9 +27,51 @@ def bundle() -> Path:
     return exe
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def anyio_backend() -> str:
+    # Session-wide, so module-scoped async fixtures (the e2e tests' shared browsers) may use it.
     return "asyncio"
+
+
+# Markers by cost, from where a test lives (so quick.sh can leave out the costly ones):
+# e2e launches Chromium, servers runs real MCP servers, bundle builds PyInstaller, proc starts a
+# host, an entry or another of our processes.
+_BY_DIR = {"e2e": ("e2e", "proc"), "servers": ("servers", "proc"), "bundle": ("bundle", "proc")}
+# Unit modules that start our processes (host, entry, CLI) or other programs.
+PROC_UNIT_MODULES = frozenset({
+    "test_agent", "test_annotations", "test_browser_tools", "test_chat_sites",
+    "test_cold_imports", "test_doctor", "test_entry", "test_entry_hostile", "test_entry_link",
+    "test_fast_link", "test_host", "test_host_hostile", "test_install_flow", "test_keys",
+    "test_mcp_fastlane", "test_output_schema", "test_protocol_version", "test_schema_safety",
+    "test_schema_safety_paths", "test_servers_cli", "test_servers_keyring",
+    "test_servers_link_host", "test_skills_cli", "test_socket_dir",
+})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        parts = item.path.relative_to(ROOT / "tests").parts
+        for name in _BY_DIR.get(parts[0], ()):
+            item.add_marker(name)
+        if parts[0] == "unit" and item.path.stem in PROC_UNIT_MODULES:
+            item.add_marker("proc")
+        if item.path.stem == "test_bundle_e2e":
+            item.add_marker("bundle")
+
+
+@pytest.fixture(autouse=True)
+def _no_process_in_quick_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keeps PROC_UNIT_MODULES true: in a quick run (scripts/quick.sh) a test that starts a
+    process fails and says where it belongs."""
+    if not os.environ.get("WEBMCP_SIDECAR_QUICK") or request.node.get_closest_marker("proc"):
+        return
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(
+            f"{request.node.nodeid} starts a process: add its module to PROC_UNIT_MODULES in "
+            "tests/conftest.py (scripts/quick.sh runs only tests that start none)")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
 
 
 @pytest.fixture

@@ -108,6 +108,7 @@ async def test_page_tools_appear_once_the_session_has_a_tab_and_go_with_it(brows
 # --- reading and acting ---------------------------------------------------------------------
 
 
+@pytest.mark.fresh_browser  # allows an uploads folder for the host it talks to
 async def test_snapshot_type_choose_click_submit_and_read_back(browser, mcp, site, tmp_path):
     await ready(mcp)
     r = await ok(mcp, "browser_navigate", {"url": site + "form.html"})
@@ -484,6 +485,7 @@ async def tabs_of(browser: Browser) -> list[int]:
     return await worker_eval(browser, "chrome.tabs.query({}).then(ts => ts.map(t => t.id))")
 
 
+@pytest.mark.fresh_browser  # counts every session the worker has known
 async def test_the_side_panel_can_list_sessions_focus_and_close_their_tabs(browser, mcp, site):
     await ready(mcp)
     await ok(mcp, "browser_navigate", {"url": site + "page2.html"})

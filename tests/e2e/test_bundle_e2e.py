@@ -13,7 +13,7 @@ import pytest
 from tests.support.browser import launch
 from tests.support.mcp_session import McpSession, text
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 
 
 async def test_bundle_serves_page_tools_to_mcp(bundle: Path, tmp_path, sidecar_env, site_url):

@@ -15,8 +15,8 @@ result reaches the input box and the next request, the operation log has the cal
 site as its caller, the view shows the adapter verified after the round trip, and a tool the
 user allowed in the view runs without a click.
 
-Every test runs in both WebMCP modes: the chat path does not depend on the page's flavour, the
-page tool it calls does."""
+The chat path does not depend on the page's WebMCP flavour (the page tool it calls does, and the
+spine runs that in both): one mode, stock Chrome's (the polyfill)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from tests.support.browser import Browser
 from tests.support.chat_replica import Replica, Reply, serve_replica
 from webmcp_sidecar import EXTENSION_ID
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 
 CALL = '<tool_call>{"name": "add", "arguments": {"a": 2, "b": 3}}</tool_call>'
 
@@ -57,6 +57,12 @@ SLOW = 30_000  # ms: the host, then the local server (node) start on first use
 def sidecar_env(sidecar_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
     """The conftest's, with a private config dir (servers.json) for the local MCP server."""
     return {**sidecar_env, "WEBMCP_SIDECAR_CONFIG_DIR": str(tmp_path / "config")}
+
+
+@pytest.fixture
+def mode() -> str:
+    """The chat path does not depend on the page's WebMCP flavour (see the docstring)."""
+    return "polyfill"
 
 
 @pytest.fixture

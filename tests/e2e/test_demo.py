@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.fresh_browser]  # the demo starts its own browser
 
 
 @pytest.mark.parametrize("flag", [[], ["--no-webmcp-flag"]], ids=["native", "polyfill"])

@@ -20,7 +20,7 @@ from tests.support.links import PAGE_WS_PROBE
 from tests.support.mcp_session import ENTRY_WITHOUT_LINK, McpSession
 from webmcp_sidecar.mcp_server.entry_link import LINK_DROPPED
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 
 # Counts the results the worker sends over entry links and over the fast link.
 COUNT_RESULTS = """() => {

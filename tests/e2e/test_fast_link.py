@@ -18,7 +18,7 @@ from tests.support.mcp_session import ENTRY_WITHOUT_LINK, McpSession
 from webmcp_sidecar.native_host.app import LINK_DROPPED
 from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 
 # Counts the results the worker sends over the fast link (its postText, wrapped).
 COUNT_RESULTS = """() => {

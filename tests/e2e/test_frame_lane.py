@@ -19,18 +19,23 @@ from tests.support.mcp_session import McpSession
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
-# Counts, in the worker, the calls posted on frame lanes and the results that came back on them.
+# Counts, in the worker, the calls posted on frame lanes and the results that came back on them,
+# from zero (the module's tests share a worker: its hooks go in once and are counted from there).
 COUNT_LANE = """() => {
   globalThis.laneCalls = 0;
   globalThis.laneCancels = 0;
   globalThis.laneResults = 0;
-  const post = MessagePort.prototype.postMessage;
-  MessagePort.prototype.postMessage = function (msg, ...rest) {
-    if (msg?.type === 'call') globalThis.laneCalls++;
-    if (msg?.type === 'cancel') globalThis.laneCancels++;
-    return post.call(this, msg, ...rest);
-  };
+  if (!globalThis.lanePost) {
+    const post = globalThis.lanePost = MessagePort.prototype.postMessage;
+    MessagePort.prototype.postMessage = function (msg, ...rest) {
+      if (msg?.type === 'call') globalThis.laneCalls++;
+      if (msg?.type === 'cancel') globalThis.laneCancels++;
+      return post.call(this, msg, ...rest);
+    };
+  }
   for (const lane of globalThis.sidecar.frameLanes.values()) {
+    if (lane.counted) continue;
+    lane.counted = true;
     const on = lane.onmessage;
     lane.onmessage = (ev) => { if (ev.data?.type === 'result') globalThis.laneResults++; on(ev); };
   }
@@ -188,6 +193,7 @@ async def test_a_page_whose_csp_allows_no_frames_still_gets_its_lane(browser, mc
     assert await page.evaluate("() => [window.calls, document.querySelectorAll('iframe').length]") == [2, 0]
 
 
+@pytest.mark.fresh_browser  # its own browser, with the bfcache on
 async def test_a_page_with_a_lane_goes_into_the_bfcache_and_gets_a_new_lane_after(
     tmp_path, sidecar_env, mode, site_url
 ):
@@ -215,6 +221,7 @@ async def bfcache_round(browser, mcp, site_url: str) -> None:
     assert await worker.evaluate("() => [globalThis.laneCalls, globalThis.laneResults]") == [1, 1]
 
 
+@pytest.mark.fresh_browser  # its own browser, with or without the bfcache
 @pytest.mark.parametrize("bfcache", [False, True], ids=["no-bfcache", "bfcache"])
 async def test_a_form_that_navigates_answers_from_the_next_page_when_its_call_took_the_lane(
     tmp_path, sidecar_env, mode, site_url, bfcache

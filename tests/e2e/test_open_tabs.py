@@ -23,7 +23,7 @@ from tests.support.browser import Browser, launch
 from tests.support.mcp_session import text
 from webmcp_sidecar.paths import socket_dir
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 
 # A page with a tool, an srcdoc iframe with a tool (its document is about:srcdoc; its origin
 # the page's) and a same-origin iframe loaded from a URL (which starts as about:blank: it must

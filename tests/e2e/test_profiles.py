@@ -7,7 +7,7 @@ import pytest
 from tests.support.browser import launch
 from tests.support.mcp_session import McpSession, text
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 
 
 def slug(url: str) -> str:

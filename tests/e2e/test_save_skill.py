@@ -2,7 +2,7 @@
 (no WebMCP, strict CSP) with browser tools through the real host and `webmcp-sidecar mcp`,
 drafts a skill from that run with `browser_skill_draft`, installs it with the CLI, reloads the
 page and calls the new skill tool with another quantity: the page's cart changes as the manual
-run changed it. In both WebMCP modes (skills register through either)."""
+run changed it. Skills do not go through the page's modelContext: one WebMCP mode (the polyfill)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,12 @@ from webmcp_sidecar import EXTENSION_ID
 from webmcp_sidecar.demo.run import serve_site
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+
+@pytest.fixture
+def mode() -> str:
+    """Browser tools and skills do not depend on the page's WebMCP flavour."""
+    return "polyfill"
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +129,7 @@ async def test_a_draft_needs_a_run_and_says_what_it_left_out(browser, mcp, shop_
     assert "since call 7" in text(r)
 
 
+@pytest.mark.fresh_browser  # reads the whole operation log
 async def test_the_panel_saves_a_sessions_run_and_a_log_range_into_the_skills_editor(browser, mcp, shop_url):
     await ready(mcp)
     await ok(mcp, "browser_navigate", {"url": shop_url})

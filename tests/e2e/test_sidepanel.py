@@ -24,7 +24,7 @@ from tests.support.keyring_env import secret_service
 from tests.support.mcp_session import McpSession
 from webmcp_sidecar import EXTENSION_ID
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 PANEL_URL = f"chrome-extension://{EXTENSION_ID}/sidepanel/index.html"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 DATE = "2026-12-01"

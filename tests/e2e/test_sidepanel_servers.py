@@ -31,7 +31,7 @@ from tests.support.fake_llm import Calls, FakeLLM, Text
 from tests.support.mcp_session import McpSession
 from webmcp_sidecar import EXTENSION_ID
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = ROOT / "node_modules" / ".bin"

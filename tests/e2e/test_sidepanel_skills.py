@@ -25,7 +25,8 @@ from tests.support.browser import Browser
 from webmcp_sidecar import EXTENSION_ID
 from webmcp_sidecar.demo.run import serve_site
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+# Fresh: each test edits the skills store and switches tools off, which a shared host would keep.
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 
 PANEL_URL = f"chrome-extension://{EXTENSION_ID}/sidepanel/index.html?view=skills"
 SITE = Path(__file__).parent / "site"

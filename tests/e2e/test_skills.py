@@ -1,7 +1,7 @@
 """Skills end to end (docs/SKILLS.md): skill files installed with the CLI reach the host, the
 worker matches them against tabs of local sites that have no WebMCP (served with a strict CSP),
-and MCP clients list and call their tools through the real host and `webmcp-sidecar mcp` —
-with Chromium's native WebMCP and with our polyfill."""
+and MCP clients list and call their tools through the real host and `webmcp-sidecar mcp`. Skills
+do not go through the page's modelContext: one WebMCP mode (stock Chrome's, the polyfill)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,13 @@ SITE = Path(__file__).parent / "site"
 EXAMPLES = Path(__file__).parents[2] / "host" / "webmcp_sidecar" / "skills" / "examples"
 # No inline script, no eval: skills must work where a page's CSP forbids both.
 CSP = "default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'"
+
+
+@pytest.fixture
+def mode() -> str:
+    """Skills go into our registry, not the page's modelContext, so the page's WebMCP flavour does
+    not change them: they run once, in stock Chrome's (the polyfill; the spine runs both)."""
+    return "polyfill"
 
 
 @pytest.fixture(scope="module")

@@ -254,6 +254,7 @@ async def test_two_clients_call_at_once(browser, mcp, sidecar_env, site_url):
     assert all(v["sum"] == k + i for (k, i), v in results.items())
 
 
+@pytest.mark.fresh_browser  # kills the host
 async def test_host_killed_mid_session_comes_back(browser, mcp, site_url, sidecar_env):
     await browser.open(site_url + "tools.html")
     s = slug(site_url)

@@ -12,7 +12,7 @@ from tests.support.browser import launch
 from tests.support.mcp_session import McpSession, text
 from webmcp_sidecar.paths import socket_dir
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 
 
 async def test_an_entry_with_the_sdk_default_env_finds_the_browser_host(

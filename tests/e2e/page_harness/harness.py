@@ -8,21 +8,20 @@ served on two ports of 127.0.0.1 (two origins, for the cross-origin iframe cases
 
 from __future__ import annotations
 
-import functools
 import json
 import shutil
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.browser import chromium_args, ignored_default_args
 from webmcp_sidecar.demo.chromium import find_chromium
+from webmcp_sidecar.demo.run import serve_site
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -54,38 +53,12 @@ MARKS = [
     pytest.mark.skipif(not (HAVE_PLAYWRIGHT and CHROMIUM.exists()), reason="needs Playwright and Chromium"),
 ]
 
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def end_headers(self) -> None:
-        # no-cache, not no-store: no-store pages are kept out of the back/forward cache.
-        self.send_header("Cache-Control", "no-cache")
-        super().end_headers()
-
-
 @contextmanager
 def serve(directory: Path = SITE) -> Iterator[str]:
-    """Serves `directory` on a free port of 127.0.0.1; yields the origin."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    """Serves `directory` on a free port of 127.0.0.1 (the e2e tests' server); yields the
+    origin. no-cache, not no-store: no-store pages are kept out of the back/forward cache."""
+    with serve_site(directory, headers={"Cache-Control": "no-cache"}) as url:
+        yield url.rstrip("/")
 
 
 def scratch_extension(dest: Path) -> Path:
@@ -121,15 +94,12 @@ def browser(p: Any, native: bool) -> Iterator[tuple[Any, Ext]]:
     tmp = Path(tempfile.mkdtemp(prefix="webmcp-page-harness-"))
     try:
         ext_dir = scratch_extension(tmp / "ext")
-        args = [*LAUNCH_ARGS, f"--load-extension={ext_dir}", f"--disable-extensions-except={ext_dir}"]
-        if native:
-            args.append("--enable-features=WebMCP")
         ctx = p.chromium.launch_persistent_context(
             str(tmp / "profile"),
             executable_path=str(CHROMIUM),
             headless=True,
-            args=args,
-            ignore_default_args=["--disable-extensions", "--disable-back-forward-cache"],
+            args=chromium_args(ext_dir, native),
+            ignore_default_args=ignored_default_args(bfcache=True),
         )
         try:
             sw = ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker")
@@ -149,7 +119,7 @@ def bare_native(p: Any) -> Iterator[Any]:
             str(tmp / "profile"),
             executable_path=str(CHROMIUM),
             headless=True,
-            args=[*LAUNCH_ARGS, "--enable-features=WebMCP"],
+            args=chromium_args(None, native=True),
         )
         try:
             yield ctx
