@@ -24,15 +24,20 @@ from collections import Counter
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
-MASK = "***"
-SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|credential|auth|cookie|session|private|dsn", re.I)
-_SECRET_QUERY = re.compile(r"^(?:sig|signature|code|pw|pass|p)$", re.I)  # besides SECRET_NAME's
-_PLACEHOLDER = re.compile(r"^\$\{[^}]+\}$|^\$[A-Z_][A-Z0-9_]*$")
-# Well-known token shapes: OpenAI/Anthropic, Slack, GitHub, GitLab, AWS access keys, Stripe, npm...
-_TOKEN_PREFIX = re.compile(
-    r"^(?:sk-|sk_live_|sk_test_|rk_live_|pk_live_|xox[abposr]-|xapp-|ghp_|gho_|ghs_|ghu_|ghr_|github_pat_|"
-    r"glpat-|AKIA|ASIA|npm_|hf_|AIza|ya29\.|eyJ)[A-Za-z0-9_\-.+/=]{8,}$"
+from webmcp_sidecar.wire.constants import (
+    SECRET_NAME_PATTERN,
+    SECRET_QUERY_NAME_PATTERN,
+    TOKEN_MIN_ENTROPY,
+    TOKEN_MIN_RUN,
+    TOKEN_PREFIX_PATTERN,
 )
+
+MASK = "***"
+# The patterns are the extension's too (wire/constants.py; lib/secret-text.js applies them there).
+SECRET_NAME = re.compile(SECRET_NAME_PATTERN, re.I)
+_SECRET_QUERY = re.compile(SECRET_QUERY_NAME_PATTERN, re.I)  # besides SECRET_NAME's
+_TOKEN_PREFIX = re.compile(TOKEN_PREFIX_PATTERN)
+_PLACEHOLDER = re.compile(r"^\$\{[^}]+\}$|^\$[A-Z_][A-Z0-9_]*$")
 _TOKEN_CHARS = re.compile(r"^[A-Za-z0-9_\-+/=.~]{20,}$")
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
 # A flag whose value is secret (not a flag naming a file that holds one).
@@ -67,12 +72,12 @@ def token_like(value: str) -> bool:
     if not _TOKEN_CHARS.match(v) or v.count("/") > 1 or v.count(".") > 2:
         return False  # a path, a domain or a version is not a token
     run = max(_ALNUM_RUN.findall(v), key=len, default="")  # names and versions have short runs
-    if len(run) < 20:
+    if len(run) < TOKEN_MIN_RUN:
         return False
     letters = any(c.isalpha() for c in run)
     digits = sum(c.isdigit() for c in run)
     mixed_case = any(c.isupper() for c in run) and any(c.islower() for c in run)
-    return letters and digits >= 2 and (mixed_case or digits >= 4) and _entropy(run) >= 3.5
+    return letters and digits >= 2 and (mixed_case or digits >= 4) and _entropy(run) >= TOKEN_MIN_ENTROPY
 
 
 def mask_url(value: str) -> str | None:
