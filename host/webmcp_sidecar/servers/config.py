@@ -85,10 +85,15 @@ class ServerEntry(BaseModel):
         return self
 
     def target(self) -> str:
-        """What it runs or reaches, secrets masked: `npx -y pkg postgresql://me:***@db`."""
+        """What it runs or reaches, secrets masked: `npx -y pkg postgresql://me:***@db`. A value
+        that looks secret but was written in clear (by hand) is masked too."""
+        from webmcp_sidecar.servers import redact
+
         if self.url is not None:
-            return shown(self.url)
-        return " ".join([self.command or "", *(shown(a) for a in self.args)])
+            return shown(self.url) if not isinstance(self.url, str) else redact.mask_url(self.url) or self.url
+        plain = redact.split_args([a if isinstance(a, str) else "" for a in self.args]).secrets
+        args = [plain[str(i)][1] if str(i) in plain else shown(a) for i, a in enumerate(self.args)]
+        return " ".join([self.command or "", *args])
 
     @property
     def kind(self) -> Literal["stdio", "http", "sse"]:
