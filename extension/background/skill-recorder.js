@@ -181,6 +181,7 @@ export const RECORDER_TOOLS = {
         parameters: draft.params,
         calls: draft.calls,
         notes: [...notes, ...draft.notes],
+        removed: draft.removed, // what looked secret and was taken out (also in notes)
         next: `Nothing is installed yet. Review the draft, save "skill" as ${draft.skill.name}.skill.json, and install it with ` +
           `\`webmcp-sidecar skills add ${draft.skill.name}.skill.json\`; its tool then joins the site's tools ` +
           `(<site>__${draft.skill.tools[0].name}) on the pages it matches.`,

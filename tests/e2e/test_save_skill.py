@@ -160,3 +160,49 @@ async def test_the_panel_saves_a_sessions_run_and_a_log_range_into_the_skills_ed
     draft = json.loads(await editor.input_value())
     assert draft["match"] == ["http://127.0.0.1/skills/*"]
     assert draft["tools"][0]["steps"][1] == {"action": "click", "selector": '[data-testid="add-green"]'}
+
+
+RESET_KEY = "Zx81kPq9LmT2vR7sW4yB3nC6"
+API_KEY = "sk-live-4f9a8b7c6d5e4f3a2b1c"
+
+
+async def test_a_draft_carries_no_secret_the_run_saw_and_says_what_it_took_out(
+    browser, mcp, sidecar_env, shop_url, tmp_path: Path
+):
+    """Issue 26 item 9: a link with a one-time key, then a page that shows an API key, waited
+    for: the draft keeps neither, says so, and still installs and runs."""
+    await ready(mcp)
+    account = shop_url.replace("shop.html", "account.html")
+    await ok(mcp, "browser_navigate", {"url": account})
+    await ok(mcp, "browser_click", {"ref": ref(await snap(mcp), "link", "Reset your API key")})
+    await ok(mcp, "browser_wait_for", {"text": f"Your new API key: {API_KEY}"})
+    await ok(mcp, "browser_click", {"ref": ref(await snap(mcp), "button", "Done")})
+    r = await ok(mcp, "browser_skill_draft", {"name": "key-reset", "tool_name": "reset_key"})
+    said = text(r)
+    assert RESET_KEY not in said and API_KEY not in said
+    draft = json.loads(said)
+    assert draft["skill"]["tools"][0]["steps"] == [
+        {"action": "click", "selector": 'a[href^="reset.html?"]'},
+        {"action": "wait_for", "text": "Your new API key:"},
+        {"action": "click", "selector": "#done"},
+    ]
+    assert draft["removed"] == [
+        'the href of the element browser_click acted on (href="reset.html?key=…&lang=en"): the selector '
+        "matches its clear start now",
+        'the text "Your new API key: sk-…" browser_wait_for waited for: the step waits for '
+        '"Your new API key:" now',
+    ]
+    assert [n for n in draft["notes"] if n.startswith("Taken out as a secret: ")] == [
+        f"Taken out as a secret: {x}." for x in draft["removed"]
+    ]
+    # It still does what the run did: installed, it follows the link and finds the new key.
+    path = tmp_path / "key-reset.skill.json"
+    path.write_text(json.dumps(draft["skill"]), encoding="utf-8")
+    cli(sidecar_env, "add", str(path))
+    await ok(mcp, "browser_navigate", {"url": account})
+    name = f"{slug(account)}__reset_key"
+    await mcp.wait_tools(lambda n: name in n)
+    out = await mcp.call(name, {})
+    assert not out.is_error, text(out)
+    page = await page_at(browser, account.replace("account.html", f"reset.html?key={RESET_KEY}&lang=en"))
+    assert await page.text_content("#msg") == f"Your new API key: {API_KEY}"

@@ -194,3 +194,78 @@ test('names: parameters from labels, skills from hosts, match patterns from page
   assert.equal(matchFor('https://shop.example.com:8443/a/b/c.html?x=1'), 'https://shop.example.com/a/b/*');
   assert.equal(matchFor('http://[::1]:8080/'), 'http://[::1]/*');
 });
+
+// Issue 26 item 9: a draft is meant to be shared, so it carries no token.
+const RESET = 'http://127.0.0.1:8123/skills/reset.html?key=Zx81kPq9LmT2vR7sW4yB3nC6&lang=en';
+const API_KEY = 'sk-live-4f9a8b7c6d5e4f3a2b1c';
+const GH = 'ghp_abcdefghijklmnopqrstu12345';
+const SECRETS = ['Zx81kPq9LmT2vR7sW4yB3nC6', API_KEY, GH, 'd41d8cd98f00b204e9800998ecf8427e'];
+const secretRun = () => [
+  ...shopRun().slice(0, 4),
+  { n: 6, tool: 'click', args: { ref: 'e7' }, tabId: 7, url: SHOP, urlAfter: RESET,
+    target: { selector: 'a[href="reset.html?key=Zx81kPq9LmT2vR7sW4yB3nC6&lang=en"]', desc: 'link "Reset"', role: 'link' } },
+  { n: 7, tool: 'navigate', args: { url: RESET }, tabId: 7, url: RESET, urlAfter: RESET },
+  { n: 8, tool: 'wait_for', args: { text: `Your new API key: ${API_KEY}` }, tabId: 7, url: RESET, urlAfter: RESET },
+  { n: 9, tool: 'wait_for', args: { text: GH }, tabId: 7, url: RESET, urlAfter: RESET },
+  { n: 10, tool: 'navigate', args: {}, tabId: 7, url: RESET, urlAfter: 'http://127.0.0.1:8123/skills/done.html#access_token=d41d8cd98f00b204e9800998ecf8427e' },
+  { n: 11, tool: 'click', args: { ref: 'e9' }, tabId: 7, url: RESET, urlAfter: RESET, target: { selector: '#done', desc: 'button "Done"', role: 'button' } },
+];
+
+test('secrets in later addresses become parameters, in waited-for text are cut out, and the draft says so', () => {
+  const d = buildDraft(secretRun(), { name: 'tea-shop', toolName: 'reset', params: { 2: 'quantity' } });
+  const text = JSON.stringify(d.skill);
+  for (const s of SECRETS) assert.ok(!text.includes(s), `${s} is in the draft`);
+  const steps = d.skill.tools[0].steps;
+  assert.deepEqual(steps.slice(2), [
+    { action: 'click', selector: 'a[href^="reset.html?"]' },
+    { action: 'navigate', url: '/skills/reset.html?key={{key}}&lang=en' },
+    { action: 'wait_for', text: 'Your new API key:' },
+    { action: 'navigate', url: '/skills/done.html#access_token={{access_token}}' },
+    { action: 'click', selector: '#done' },
+  ]);
+  assert.deepEqual(d.skill.tools[0].inputSchema.required, ['quantity', 'key', 'access_token']);
+  assert.match(d.skill.tools[0].inputSchema.properties.key.description, /^Goes into the address \/skills\/reset\.html\?key=…&lang=en \(the recorded value looked secret/);
+  assert.deepEqual(d.removed, [
+    'the href of the element browser_click acted on (href="reset.html?key=…&lang=en"): the selector matches its clear start now',
+    'the address /skills/reset.html?key=…&lang=en: its secret values are parameters now',
+    'the text "Your new API key: sk-…" browser_wait_for waited for: the step waits for "Your new API key:" now',
+    'the text "ghp…" browser_wait_for waited for: left out (nothing clear was left to wait for)',
+    'the address /skills/done.html#access_token=…: its secret values are parameters now',
+  ]);
+  for (const r of d.removed) assert.ok(d.notes.includes(`Taken out as a secret: ${r}.`));
+  for (const s of SECRETS) assert.ok(!JSON.stringify([d.notes, d.removed, d.params]).includes(s), `${s} is in what the draft says`);
+  const said = hostSays(d.skill);
+  if (said !== null) assert.match(said, /a valid skill/, said);
+});
+
+test('a token as a path segment or the whole fragment: a parameter, or dropped; a start page\'s token is not in the pattern', () => {
+  const tok = 'Qw3rTy7uI9oP1aS5dF8gH2jK';
+  const start = `http://127.0.0.1:8123/invite/${tok}/shop.html`;
+  const d = buildDraft([
+    { n: 1, tool: 'click', args: { ref: 'e1' }, tabId: 7, url: start, urlAfter: start, target: add },
+    { n: 2, tool: 'navigate', args: {}, tabId: 7, url: start, urlAfter: `http://127.0.0.1:8123/join/${tok}/x.html` },
+    { n: 3, tool: 'navigate', args: {}, tabId: 7, url: start, urlAfter: `http://127.0.0.1:8123/skills/shop.html#${tok}` },
+  ], { name: 'invite', toolName: 't' });
+  assert.ok(!JSON.stringify(d.skill).includes(tok));
+  assert.deepEqual(d.skill.match, ['http://127.0.0.1/invite/*/*']);
+  assert.deepEqual(d.skill.tools[0].steps.slice(1), [
+    { action: 'navigate', url: '/join/{{token}}/x.html' },
+    { action: 'navigate', url: '/skills/shop.html' },
+  ]);
+  assert.equal(d.removed.length, 2);
+  assert.match(d.removed[1], /its fragment was dropped/);
+});
+
+test('what is not secret stays as it was', () => {
+  const page = 'http://127.0.0.1:8123/skills/list.html?page=2&sort=price&id=550e8400-e29b-41d4-a716-446655440000';
+  const d = buildDraft([
+    ...shopRun().slice(0, 4),
+    { n: 6, tool: 'navigate', args: { url: page }, tabId: 7, url: SHOP, urlAfter: page },
+    { n: 7, tool: 'wait_for', args: { text: 'Order 12345 of mcp-server-time==2026.1.1 is ready' }, tabId: 7, url: page, urlAfter: page },
+  ], { name: 'tea-shop', toolName: 't' });
+  assert.deepEqual(d.removed, []);
+  assert.deepEqual(d.skill.tools[0].steps.slice(2), [
+    { action: 'navigate', url: '/skills/list.html?page=2&sort=price&id=550e8400-e29b-41d4-a716-446655440000' },
+    { action: 'wait_for', text: 'Order 12345 of mcp-server-time==2026.1.1 is ready' },
+  ]);
+});

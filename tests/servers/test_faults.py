@@ -112,6 +112,49 @@ async def test_list_changed_refreshes_the_tools(write_config, tmp_path, marks):
         await m.aclose()
 
 
+def daemon_pids(marks) -> list[int]:
+    """The daemons the fixture servers started (one per start), first first."""
+    path = marks / "daemon.pids"
+    return [int(x) for x in path.read_text().split()] if path.exists() else []
+
+
+def end_daemons(marks) -> None:
+    """Tidy up after a failed run: no daemon may outlive the test."""
+    for pid in daemon_pids(marks):
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+async def test_a_daemon_the_server_started_ends_when_the_server_is_stopped(write_config, tmp_path, marks):
+    """Issue 26 item 10: a child in a session of its own (setsid) leaves the server's process
+    group; stopping the server must end it too (even though it ignores SIGTERM)."""
+    m = ServerManager(write_config({"f": faulty(marks, "--daemonize")}), tmp_path / "log")
+    try:
+        await m.call("f", "ping", {})
+        await wait_for(lambda: daemon_pids(marks))
+        daemon = daemon_pids(marks)[0]
+        assert alive(daemon) and os.getsid(daemon) != os.getsid(m.status()[0].pid)
+        await m.aclose()
+        await wait_for(lambda: not alive(daemon))
+    finally:
+        await m.aclose()
+        end_daemons(marks)
+
+
+async def test_a_daemon_ends_when_its_server_exits_by_itself(write_config, tmp_path, marks):
+    m = ServerManager(write_config({"f": faulty(marks, "--daemonize")}), tmp_path / "log")
+    try:
+        await m.call("f", "ping", {})
+        await wait_for(lambda: daemon_pids(marks))
+        daemon = daemon_pids(marks)[0]
+        with pytest.raises(ServerError, match="stopped during the call"):
+            await m.call("f", "crash", {})
+        await wait_for(lambda: not alive(daemon))
+    finally:
+        await m.aclose()
+        end_daemons(marks)
+
+
 async def test_an_idle_server_stops(write_config, tmp_path, marks):
     m = ServerManager(write_config({"f": faulty(marks)}), tmp_path / "log", idle_s=0.5)
     try:
@@ -169,12 +212,19 @@ def test_no_server_survives_a_sigkilled_owner(write_config, tmp_path, marks):
         "stubborn": faulty(marks, "--stubborn"),  # would outlive its stdin and SIGTERM
         # A server that leaves a child of its own behind in its process group:
         "shell": {"command": "sh", "args": ["-c", f"sleep 600 & exec {sys.executable} {FAULTY} {marks}"]},
+        # And one that starts a daemon, outside its group (issue 26 item 10):
+        "daemon": faulty(marks, "--daemonize"),
     })
     owner = subprocess.Popen([sys.executable, "-c", OWNER, str(cfg), str(tmp_path / "log")],
                              stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         pids = json.loads(owner.stdout.readline())
-        assert len(pids) == 3 and all(alive(p) for p in pids)
+        assert len(pids) == 4 and all(alive(p) for p in pids)
+        deadline = time.monotonic() + 15
+        while not daemon_pids(marks) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        daemon = daemon_pids(marks)[0]
+        assert alive(daemon)
         groups = {os.getpgid(p) for p in pids}
         owner.send_signal(signal.SIGKILL)
         owner.wait(10)
@@ -184,6 +234,10 @@ def test_no_server_survives_a_sigkilled_owner(write_config, tmp_path, marks):
         # Nothing left in their process groups (the guards, the servers, what they started).
         assert group_members(groups) == []
         assert not any(alive(p) for p in pids)
+        while alive(daemon) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not alive(daemon)
     finally:
         if owner.poll() is None:
             owner.kill()
+        end_daemons(marks)

@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from webmcp_sidecar.servers import imports
+from webmcp_sidecar.servers import imports, redact
 from webmcp_sidecar.servers.config import (
     SecretRef,
     ServerConfigError,
@@ -88,7 +88,8 @@ def test_import_from_a_claude_desktop_file(tmp_path):
     found = {f.name: f for f in scan.found}
     assert set(found) == {"filesystem", "My-DB", "remote"}
     assert found["My-DB"].note == "renamed from 'My DB'"
-    assert found["My-DB"].entry.env == {"DB_PATH": "/x.db", "LOG": "1"} and not found["My-DB"].secrets_env
+    assert found["My-DB"].entry.env == {"DB_PATH": "/x.db", "LOG": "1"}
+    assert not redact.split_values({"DB_PATH": "/x.db", "LOG": "1"}).secrets
     assert found["remote"].entry.kind == "http"
     assert found["filesystem"].entry.args[-1] == "/tmp"
     skipped = " | ".join(scan.skipped)
@@ -132,7 +133,8 @@ def test_import_shapes_of_other_clients(tmp_path):
         )
     )
     gh = imports.scan("vscode", vs).found[0]
-    assert gh.entry.headers == {"Authorization": "${input:tok}"} and not gh.secrets_headers  # a placeholder
+    assert gh.entry.headers == {"Authorization": "${input:tok}"}
+    assert not redact.split_values({"Authorization": "${input:tok}"}).secrets  # a placeholder
     with pytest.raises(imports.ImportError_, match="is not at"):
         imports.scan("cursor", tmp_path / "none.json")
     with pytest.raises(imports.ImportError_, match="unknown MCP client"):
@@ -140,5 +142,68 @@ def test_import_shapes_of_other_clients(tmp_path):
 
 
 def test_secret_looking_values_are_set_apart():
-    assert imports.looks_secret("GITHUB_TOKEN", "ghp_x") and imports.looks_secret("Authorization", "Bearer x")
-    assert not imports.looks_secret("API_KEY", "${env:KEY}") and not imports.looks_secret("PATH", "/bin")
+    assert redact.looks_secret("GITHUB_TOKEN", "ghp_x") and redact.looks_secret("Authorization", "Bearer x")
+    assert not redact.looks_secret("API_KEY", "${env:KEY}") and not redact.looks_secret("PATH", "/bin")
+
+
+def test_secrets_under_plain_names_are_found_by_their_shape():
+    """Issue 26 item 8: userinfo, secret query values, token shapes, values of secret flags."""
+    env = redact.split_values(
+        {
+            "DATABASE_URL": "postgresql://me:hunter2@db.local:5432/app",
+            "SENTRY_DSN": "https://0f1e2d3c4b5a@o1.ingest.sentry.io/42",
+            "HOOK": "https://hooks.example/in?sig=abc&v=1",
+            "OPENAI": "sk-proj-abcdefghijklmnop",
+            "RANDOM": "a8F3kL9qP2mZ7xR4tV6wY1bN5cD0eG",
+            "LOG": "debug",
+            "FOLDER": "/home/me/projects/some-long-folder-name-2024-01",
+            "ID": "550e8400-e29b-41d4-a716-446655440000",
+            "LATER": "${input:db}",
+        }
+    )
+    assert env.secrets == {
+        "DATABASE_URL": (
+            "postgresql://me:hunter2@db.local:5432/app",
+            "postgresql://me:***@db.local:5432/app",
+        ),
+        "SENTRY_DSN": ("https://0f1e2d3c4b5a@o1.ingest.sentry.io/42", "https://***@o1.ingest.sentry.io/42"),
+        "HOOK": ("https://hooks.example/in?sig=abc&v=1", "https://hooks.example/in?sig=***&v=1"),
+        "OPENAI": ("sk-proj-abcdefghijklmnop", "***"),
+        "RANDOM": ("a8F3kL9qP2mZ7xR4tV6wY1bN5cD0eG", "***"),
+    }
+    assert env.clear == [
+        "LOG=debug",
+        "FOLDER=/home/me/projects/some-long-folder-name-2024-01",
+        "ID=550e8400-e29b-41d4-a716-446655440000",
+        "LATER=${input:db}",
+    ]
+    args = redact.split_args(
+        [
+            "-y", "@modelcontextprotocol/server-postgres", "postgresql://me:pw@localhost/db",
+            "--bot-token", "xoxb-1-2-3", "--api-key=k3y", "--password", "pw", "--token-file", "/run/t",
+            "--port", "8080", "mcp-server-time==2026.1.1", "ghp_abcdefghij0123456789", "--auth", "$TOKEN",
+        ]
+    )  # fmt: skip
+    assert {i: shown for i, (_, shown) in args.secrets.items()} == {
+        "2": "postgresql://me:***@localhost/db", "4": "***", "5": "--api-key=***", "7": "***", "13": "***",
+    }  # fmt: skip
+    assert args.clear == [
+        "-y", "@modelcontextprotocol/server-postgres", "--bot-token", "--password", "--token-file", "/run/t",
+        "--port", "8080", "mcp-server-time==2026.1.1", "--auth", "$TOKEN",
+    ]  # fmt: skip
+    assert redact.mask_url("https://mcp.example.com/sse?api_key=abc&region=eu") == (
+        "https://mcp.example.com/sse?api_key=***&region=eu"
+    )
+    assert redact.mask_url("https://mcp.example.com/mcp?region=eu") is None
+
+
+def test_list_and_logs_mask_secrets_written_in_clear():
+    """A servers.json edited by hand may hold a secret in clear: `target()` (list, the logs)
+    still shows it masked; references show their `shown`."""
+    e = ServerEntry.model_validate(
+        {"command": "npx", "args": ["-y", "pkg", "postgresql://u:pw@h/db", "--token", "abc",
+                                    {"keyring": "server:s:arg:5", "shown": "--api-key=***"}]}
+    )  # fmt: skip
+    assert e.target() == "npx -y pkg postgresql://u:***@h/db --token *** --api-key=***"
+    remote = ServerEntry.model_validate({"url": "https://h/mcp?api_key=abc&region=eu"})
+    assert remote.target() == "https://h/mcp?api_key=***&region=eu"

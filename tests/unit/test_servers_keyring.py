@@ -108,7 +108,7 @@ def test_secrets_live_in_the_keyring_only(keyring_env, tmp_path):
         env, "-m", "webmcp_sidecar", "servers", "import", "--from", "claude-desktop", "--file", str(desktop)
     )
     outputs.append(r.stdout + r.stderr)
-    assert "1 secrets to the keyring" in r.stdout
+    assert "to the keyring: env GITHUB_TOKEN" in r.stdout
     r = run(env, "-m", "webmcp_sidecar", "servers", "list", "--json")
     outputs.append(r.stdout + r.stderr)
     for secret in (SECRET, HEADER_SECRET, IMPORTED):
@@ -142,3 +142,99 @@ def test_a_missing_secret_is_said_plainly(keyring_env, tmp_path):
     )
     r = run(env, "-m", "webmcp_sidecar", "servers", "test", "s")
     assert r.returncode == 1 and "not in the OS keyring any more" in r.stderr and "--secret-env K" in r.stderr
+
+
+ECHO = ROOT / "tests" / "servers" / "fixtures" / "echo_server.py"
+PG_PASSWORD = "pg-pass-7d41c0"
+DB_PASSWORD = "db-pass-29e8aa"
+BOT_TOKEN = "xoxb-2011-3022-bot7e1c"
+API_KEY = "k3y-value-5f6a0b"
+QUERY_KEY = "sk-query-0c9d8e7f6a5b"
+STARTED = """
+import asyncio, json, sys
+from webmcp_sidecar.servers.manager import ServerManager
+async def main():
+    m = ServerManager()
+    r = await m.call("pg", "started", {})
+    await m.aclose()
+    got = json.loads(r.content[0].text)
+    print(json.dumps({"argv": got["argv"], "DATABASE_URL": got["env"].get("DATABASE_URL")}))
+asyncio.run(main())
+"""
+
+
+def test_import_moves_secrets_under_any_name_to_the_keyring(keyring_env, tmp_path):
+    """Issue 26 item 8: a connection string's password in args and env, a `--bot-token` value, an
+    `--api-key=` argument and a remote URL's key go to the keyring; list masks them; the server
+    still gets the real values; the user is told what stayed in clear."""
+    env = {
+        **os.environ,
+        **keyring_env,
+        "WEBMCP_SIDECAR_CONFIG_DIR": str(tmp_path / "cfg"),
+        "WEBMCP_SIDECAR_LOG_DIR": str(tmp_path / "log"),
+    }
+    pg_url = f"postgresql://me:{PG_PASSWORD}@localhost/app"
+    args = [str(ECHO), pg_url, "--bot-token", BOT_TOKEN, f"--api-key={API_KEY}", "--port", "5432"]
+    desktop = tmp_path / "claude_desktop_config.json"
+    desktop.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "pg": {
+                        "command": sys.executable,
+                        "args": args,
+                        "env": {"DATABASE_URL": f"postgres://app:{DB_PASSWORD}@db/app", "LOG": "debug"},
+                    },
+                    "web": {"url": f"https://mcp.example.com/mcp?api_key={QUERY_KEY}&region=eu"},
+                }
+            }
+        )
+    )
+    outputs = []
+    r = run(
+        env, "-m", "webmcp_sidecar", "servers", "import", "--from", "claude-desktop", "--file", str(desktop)
+    )
+    outputs.append(r.stdout + r.stderr)
+    assert r.returncode == 0, r.stderr
+    assert "to the keyring: env DATABASE_URL (postgres://app:***@db/app); argument 2 " in r.stdout
+    assert "in clear: env LOG=debug; arguments " in r.stdout and "--port 5432" in r.stdout
+    assert "url (https://mcp.example.com/mcp?api_key=***&region=eu)" in r.stdout
+    raw = json.loads((tmp_path / "cfg" / "servers.json").read_text())["mcpServers"]
+    assert raw["pg"]["args"][1] == {
+        "keyring": "server:pg:arg:1",
+        "shown": "postgresql://me:***@localhost/app",
+    }
+    assert raw["pg"]["args"][3:5] == [
+        {"keyring": "server:pg:arg:3", "shown": "***"},
+        {"keyring": "server:pg:arg:4", "shown": "--api-key=***"},
+    ]
+    assert raw["web"]["url"] == {
+        "keyring": "server:web:url",
+        "shown": "https://mcp.example.com/mcp?api_key=***&region=eu",
+    }
+    looked = subprocess.run(
+        ["secret-tool", "lookup", "service", "webmcp-sidecar", "username", "server:pg:arg:3"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert looked.stdout.strip() == BOT_TOKEN
+    for fmt in ([], ["--json"]):
+        r = run(env, "-m", "webmcp_sidecar", "servers", "list", *fmt)
+        outputs.append(r.stdout + r.stderr)
+        assert "postgresql://me:***@localhost/app --bot-token *** --api-key=*** --port 5432" in r.stdout
+    # The server is started with the real values.
+    r = run(env, "-c", STARTED)
+    outputs.append(r.stderr)
+    got = json.loads(r.stdout)
+    assert got["argv"] == args[1:]
+    assert got["DATABASE_URL"] == f"postgres://app:{DB_PASSWORD}@db/app"
+    for secret in (PG_PASSWORD, DB_PASSWORD, BOT_TOKEN, API_KEY, QUERY_KEY):
+        assert not any(secret in o for o in outputs), secret
+        for p in tmp_path.rglob("*"):
+            if p.is_file() and p != desktop:
+                assert secret not in p.read_text(errors="ignore"), p
+    assert run(env, "-m", "webmcp_sidecar", "servers", "remove", "pg").returncode == 0
+    looked = subprocess.run(
+        ["secret-tool", "lookup", "service", "webmcp-sidecar", "username", "server:pg:arg:3"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert looked.stdout.strip() == ""

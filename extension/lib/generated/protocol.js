@@ -38,6 +38,12 @@ export const SITE_UPDATE_TOKEN_CHARS = 16384;
 
 /** WebMCP's rule for tool names. */
 export const TOOL_NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
+/** What looks secret (servers/redact.py; lib/secret-text.js). */
+export const SECRET_NAME_RE = new RegExp("key|token|secret|passw|pwd|credential|auth|cookie|session|private|dsn", 'i');
+export const SECRET_QUERY_NAME_RE = new RegExp("^(?:sig|signature|code|pw|pass|p|otp|nonce)$", 'i');
+export const TOKEN_PREFIX_RE = new RegExp("^(?:sk-|sk_live_|sk_test_|rk_live_|pk_live_|xox[abposr]-|xapp-|ghp_|gho_|ghs_|ghu_|ghr_|github_pat_|glpat-|AKIA|ASIA|npm_|hf_|AIza|ya29\\.|eyJ)[A-Za-z0-9_\\-.+/=]{8,}$");
+export const TOKEN_MIN_RUN = 20;
+export const TOKEN_MIN_ENTROPY = 3.5;
 export const TOOL_SOURCES = Object.freeze(["native", "polyfill", "legacy", "declarative", "skill", "browser"]);
 export const ERROR_CODES = Object.freeze(["no_extension", "no_tab", "not_found", "invalid_args", "page_error", "timeout", "cancelled", "too_large", "tab_closed", "bad_request", "internal"]);
 export const PANEL_TYPES = Object.freeze(["panel_hello", "panel_settings", "panel_key", "panel_chat", "panel_stop", "panel_confirm", "panel_open", "panel_new", "panel_delete", "panel_skills", "panel_servers", "panel_chat_sites"]);

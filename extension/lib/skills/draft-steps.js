@@ -1,6 +1,9 @@
 // "Save as skill", the steps (lib/skills/draft.js has the whole draft): each recorded browser
 // call becomes the skill steps that repeat it, with typed text and choices turned into the
-// tool's parameters and the page's first selectors into its health check. Pure.
+// tool's parameters and the page's first selectors into its health check; what looks secret in
+// what it would copy literally is taken out (draft-secrets.js) and `removed` says so. Pure.
+
+import { maskedText, selectorWithoutSecrets, textWithoutSecrets } from './draft-secrets.js';
 
 /**
  * @typedef {import('./draft.js').DraftOptions} DraftOptions
@@ -55,6 +58,8 @@ export class Builder {
     this.params = new Map();
     /** what a parameter stands for (`text:<typed>` or `field:<selector>`) -> its name */
     this.byKey = new Map();
+    /** @type {string[]} what was taken out because it looked secret, in words (values masked) */
+    this.removed = [];
     /** @type {string[]} */
     this.health = [];
     this.healthOpen = true; // still on the first page, before anything changed it
@@ -85,7 +90,25 @@ export class Builder {
       this.notes.push(`browser_${c.tool} was left out: its element's selector holds {{…}}, which a skill would read as a template.`);
       return null;
     }
-    return sel;
+    return selectorWithoutSecrets(this, c, sel);
+  }
+
+  /** The parameter for a secret taken out of an address (one per value). */
+  urlParam(key, rawName, shown) {
+    const had = this.byKey.get(key);
+    if (had) return had;
+    let name = paramName(rawName, 'token');
+    if (this.params.has(name)) {
+      let k = 2;
+      while (this.params.has(`${name.slice(0, 60)}_${k}`)) k++;
+      name = `${name.slice(0, 60)}_${k}`;
+    }
+    this.params.set(name, {
+      field: `the address ${shown}`,
+      description: `Goes into the address ${shown} (the recorded value looked secret and was taken out of the draft).`,
+    });
+    this.byKey.set(key, name);
+    return name;
   }
 
   noteHealth(sel, changes) {
@@ -193,7 +216,8 @@ export class Builder {
           if (a.gone) {
             this.notes.push('A wait for text to disappear was left out (a skill waits for text to appear, or for an element to go).');
           } else if (literalOk(a.text)) {
-            this.step(c, { action: 'wait_for', text: a.text, ...timeout });
+            const text = textWithoutSecrets(this, a.text);
+            if (text) this.step(c, { action: 'wait_for', text, ...timeout });
           }
           return;
         }
@@ -244,7 +268,7 @@ export class Builder {
     }
     if (ret) steps.push({ action: 'return', value: `{{${ret}}}` });
     const u = new URL(start);
-    const where = `${u.host}${u.pathname}`;
+    const where = `${u.host}${maskedText(u.pathname)}`;
     const did = summary(steps);
     const description = cap(this.o.description?.trim() || `Repeats a run recorded on ${where}: ${did}.`);
     const names = [...this.params.keys()];
@@ -255,7 +279,9 @@ export class Builder {
       description,
       inputSchema: {
         type: 'object',
-        properties: Object.fromEntries(names.map((n) => [n, { type: 'string', description: cap(`Typed into ${this.params.get(n).field}.`) }])),
+        properties: Object.fromEntries(names.map((n) => [n, {
+          type: 'string', description: cap(this.params.get(n).description ?? `Typed into ${this.params.get(n).field}.`),
+        }])),
         required: names,
       },
       steps,
@@ -269,8 +295,9 @@ export class Builder {
       ...(this.health.length ? { health: { selectors: this.health } } : {}),
       tools: [tool],
     };
+    const removed = this.removed.map((r) => `Taken out as a secret: ${r}.`);
     return {
-      skill, notes: this.notes, calls: this.calls,
+      skill, notes: [...this.notes, ...removed], calls: this.calls, removed: this.removed,
       params: names.map((n) => ({ name: n, field: this.params.get(n).field })),
     };
   }

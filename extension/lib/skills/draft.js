@@ -5,6 +5,8 @@
 // (host/webmcp_sidecar/skills/model.py). The user (or the MCP client) reviews and installs it.
 
 import { TOOL_NAME_RE } from '../generated/protocol.js';
+import { tokenLike } from '../secret-text.js';
+import { urlWithoutSecrets } from './draft-secrets.js';
 import { Builder, DraftError, literalOk } from './draft-steps.js';
 
 export { DraftError, paramName } from './draft-steps.js';
@@ -28,7 +30,9 @@ const NAVIGATING = new Set(['navigate', 'reload', 'back', 'forward']);
  *   extract?: {selector?: string, attribute?: string, all?: boolean, list?: string,
  *     fields?: Record<string, {selector?: string, attribute?: string}>, limit?: number}}} DraftOptions
  *   params: recorded text (typed, or an option chosen) -> the parameter that stands for it
- * @typedef {{skill: any, notes: string[], params: {name: string, field: string}[], calls: number[]}} Draft
+ * @typedef {{skill: any, notes: string[], params: {name: string, field: string}[], calls: number[],
+ *   removed: string[]}} Draft
+ *   removed: what was taken out because it looked secret (in words, values masked; also in notes)
  */
 
 /** A skill name for a page's site: `shop.example.com` -> `shop-example-com`. */
@@ -56,7 +60,8 @@ export function matchFor(url) {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new DraftError(`Skills are for web pages (http, https); the run began on ${u.protocol} ${url.slice(0, 200)}.`);
   }
-  const folder = u.pathname.slice(0, u.pathname.lastIndexOf('/') + 1) || '/';
+  // A token in the path (`/invite/<token>/`) is no part of a skill's pattern: `*` stands for it.
+  const folder = (u.pathname.slice(0, u.pathname.lastIndexOf('/') + 1) || '/').split('/').map((s) => (tokenLike(s) ? '*' : s)).join('/');
   // `*` stays a wildcard in a pattern's path: a folder named with one would match more, which
   // is harmless; nothing else in a path is special to a pattern.
   return `${u.protocol.slice(0, -1)}://${u.hostname}${folder}*`;
@@ -119,7 +124,7 @@ export function buildDraft(calls, opts) {
         notes.push(`The run went to another site (${String(to).slice(0, 200)}); the calls from there on were left out (a skill stays on its site).`);
         stopped = true;
       } else if (literalOk(to)) {
-        b.step(c, { action: 'navigate', url: pathOf(to) });
+        b.step(c, { action: 'navigate', url: urlWithoutSecrets(b, pathOf(to)) });
       }
       if (to) page = to;
       continue;

@@ -3,16 +3,20 @@
 Serves the site on localhost, starts Chromium with our extension and a fresh profile whose
 NativeMessagingHosts holds our manifest (so the browser itself starts our host), then acts as an
 MCP client through `webmcp-sidecar mcp`: lists the tools, searches flights, filters them, and
-reads back what the page shows.
+reads back what the page shows. On SIGTERM, SIGINT or SIGHUP (`--keep-open` waits for one) it
+stops the MCP client (and the entry it started), Chromium's whole process group (and the host
+Chromium started) and removes the profile dir, whatever it was doing.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import functools
 import http.server
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -99,15 +103,9 @@ async def _drive(url: str, keep_open: bool) -> int:
         r = await c.call_tool(name("searchFlights"), args)
         dt = (time.perf_counter() - t0) * 1000
         found = r.structured_content or {}
-        _say(
-            f"  -> {found.get('count')} flights {found.get('route')} in {dt:.1f} ms "
-            f"(isError={r.is_error})"
-        )
+        _say(f"  -> {found.get('count')} flights {found.get('route')} in {dt:.1f} ms (isError={r.is_error})")
         for f in (found.get("flights") or [])[:3]:
-            _say(
-                f"     {f['id']} {f['airline']:14} {f['departure']} stops={f['stops']} "
-                f"¥{f['price']}"
-            )
+            _say(f"     {f['id']} {f['airline']:14} {f['departure']} stops={f['stops']} ¥{f['price']}")
 
         _say(f'\nCalling {name("setFilters")} {{"maxStops": 0, "sortBy": "departure"}}')
         r = await c.call_tool(name("setFilters"), {"maxStops": 0, "sortBy": "departure"})
@@ -137,32 +135,93 @@ async def _drive(url: str, keep_open: bool) -> int:
     return 0
 
 
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+class _Stopper:
+    """SIGTERM, SIGINT and SIGHUP end the demo the same way, so what it started goes with it.
+
+    While the MCP client runs, the signal cancels it (from the event loop, never an exception
+    thrown into the middle of it: the SDK would wrap it in an exception group); otherwise it is a
+    KeyboardInterrupt, which unwinds every `finally`. `got` says which signal it was."""
+
+    def __init__(self) -> None:
+        self.got: list[int] = []
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.scope: anyio.CancelScope | None = None
+
+    def __call__(self, signum: int, frame: object) -> None:
+        self.got.append(signum)
+        if self.loop is not None and self.scope is not None and self.loop.is_running():
+            self.loop.call_soon_threadsafe(self.scope.cancel)
+            return
+        raise KeyboardInterrupt
+
+    async def drive(self, url: str, keep_open: bool) -> int:
+        with anyio.CancelScope() as scope:
+            self.loop, self.scope = asyncio.get_running_loop(), scope
+            return await _drive(url, keep_open)
+        return 0  # stopped by a signal; main() says which
+
+
 def main(args: argparse.Namespace) -> int:
+    stopper = _Stopper()
+    for sig in _STOP_SIGNALS:
+        signal.signal(sig, stopper)
+    code = 0
+    try:
+        code = _main(args, stopper)
+    except KeyboardInterrupt:  # before the browser was started, or as it was stopped
+        pass
+    finally:
+        for sig in _STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
+    got = stopper.got  # Ctrl-C is the documented way to stop: 0; SIGTERM, SIGHUP: 128 + signal
+    return 128 + got[0] if got and got[0] != signal.SIGINT else code
+
+
+def _main(args: argparse.Namespace, stopper: _Stopper) -> int:
     chromium = find_chromium(args.chromium)
     ext = extension_dir()
     profile = Path(tempfile.mkdtemp(prefix="webmcp-sidecar-demo-"))
-    install_into(profile / "NativeMessagingHosts")
-    with serve_site() as url:
-        cmd = [
-            chromium,
-            f"--user-data-dir={profile}",
-            *flags(ext, webmcp=not args.no_webmcp_flag, headless=not args.headed),
-            url,
-        ]
-        mode = "native WebMCP" if not args.no_webmcp_flag else "the WebMCP Sidecar polyfill"
-        _say(
-            f"Demo site: {url}\nChromium: {chromium} ({'headed' if args.headed else 'headless'},"
-            f" {mode})\nExtension: {ext}\nProfile: {profile}\n"
-        )
-        browser = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            return anyio.run(_drive, url, args.keep_open)
-        except KeyboardInterrupt:
-            return 0
-        finally:
-            browser.send_signal(signal.SIGTERM)
-            try:
-                browser.wait(10)
-            except subprocess.TimeoutExpired:
-                browser.kill()
-            shutil.rmtree(profile, ignore_errors=True)
+    try:
+        install_into(profile / "NativeMessagingHosts")
+        with serve_site() as url:
+            return _with_browser(args, stopper, chromium, ext, profile, url)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _with_browser(
+    args: argparse.Namespace, stopper: _Stopper, chromium: str, ext: Path, profile: Path, url: str
+) -> int:
+    cmd = [chromium, f"--user-data-dir={profile}",
+           *flags(ext, webmcp=not args.no_webmcp_flag, headless=not args.headed), url]  # fmt: skip
+    mode = "native WebMCP" if not args.no_webmcp_flag else "the WebMCP Sidecar polyfill"
+    _say(
+        f"Demo site: {url}\nChromium: {chromium} ({'headed' if args.headed else 'headless'},"
+        f" {mode})\nExtension: {ext}\nProfile: {profile}\n"
+    )
+    # Its own process group, so that what it leaves (zygote, renderers...) can be ended at once.
+    browser = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        return anyio.run(stopper.drive, url, args.keep_open)
+    finally:
+        for sig in _STOP_SIGNALS:  # a second signal must not cut the cleaning short
+            signal.signal(sig, signal.SIG_IGN)
+        _stop_browser(browser)
+
+
+def _stop_browser(browser: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (Chromium closes its children and the host it started), then SIGKILL what is left
+    in its group, so nothing writes into the profile dir as it is removed."""
+    browser.send_signal(signal.SIGTERM)
+    try:
+        browser.wait(10)
+    except subprocess.TimeoutExpired:
+        browser.kill()
+        browser.wait()
+    with contextlib.suppress(OSError):
+        os.killpg(browser.pid, signal.SIGKILL)

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from webmcp_sidecar.servers.config import ServersConfig
+    from webmcp_sidecar.servers.config import ServerEntry, ServersConfig, ServersFile
+    from webmcp_sidecar.servers.secrets import Moved
 
 
 class _CommandAfterDashes(argparse.ArgumentParser):
@@ -164,13 +165,15 @@ def _add(config: ServersConfig, args: argparse.Namespace) -> int:
         entry.env[k] = secrets.store(name, "env", k, _read_secret(f"Value of {k} for {name}"))
     for k in args.secret_header:
         entry.headers[k] = secrets.store(name, "header", k, _read_secret(f"Header {k} for {name}"))
+    report = secrets.move_to_keyring(name, entry)  # a password in a connection string, a token...
     doc.servers[name] = entry
     config.save(doc)
     if old is not None:
         for account in set(old.refs()) - set(entry.refs()):
             secrets.forget_account(account)
-    where = entry.url or " ".join([entry.command or "", *entry.args])
-    print(f"Added {name} ({entry.kind}: {where}). `webmcp-sidecar servers test {name}` tries it.")
+    print(f"Added {name} ({entry.kind}: {entry.target()}). `webmcp-sidecar servers test {name}` tries it.")
+    if report.moved:
+        print(f"    to the keyring: {'; '.join(report.moved)}")
     return 0
 
 
@@ -192,7 +195,7 @@ def _list(config: ServersConfig, args: argparse.Namespace) -> int:
                 "tools": st.tools if st else None,
                 "last_error": st.last_error if st else None,
                 "disabledTools": e.disabled_tools,
-                "target": e.url or " ".join([e.command or "", *e.args]),
+                "target": e.target(),  # secrets masked
             }
         )
     if args.json:
@@ -277,7 +280,7 @@ def _enable(config: ServersConfig, args: argparse.Namespace) -> int:
 
 
 def _import(config: ServersConfig, args: argparse.Namespace) -> int:
-    from webmcp_sidecar.servers import imports, secrets
+    from webmcp_sidecar.servers import imports
 
     found = imports.scan(args.client, Path(args.file).expanduser() if args.file else None)
     doc = config.load()
@@ -288,20 +291,47 @@ def _import(config: ServersConfig, args: argparse.Namespace) -> int:
         if f.name in doc.servers and not args.replace:
             print(f"Skipped {f.name}: a server of that name exists (--replace replaces it).", file=sys.stderr)
             continue
-        for k, v in f.secrets_env.items():
-            f.entry.env[k] = secrets.store(f.name, "env", k, v)
-        for k, v in f.secrets_headers.items():
-            f.entry.headers[k] = secrets.store(f.name, "header", k, v)
+        old = doc.servers.get(f.name)
+        report = _to_keyring(f.name, f.entry)
         doc.servers[f.name] = f.entry
-        kept = len(f.secrets_env) + len(f.secrets_headers)
-        extra = [x for x in (f.note, f"{kept} secrets to the keyring" if kept else "") if x]
-        added.append(f.name + (f" ({'; '.join(extra)})" if extra else ""))
+        added.append((f.name, f.note, report, old))
     if not added:
         print(f"Nothing imported from {found.path}.")
         return 0
     config.save(doc)
-    print(f"Imported from {found.path}: {', '.join(added)}.")
+    _forget_replaced(doc, added)
+    print(f"Imported from {found.path}:")
+    for name, note, report, _ in added:
+        print(f"  {name}" + (f" ({note})" if note else ""))
+        _say_moved(report)
+    print(
+        "What stayed in clear is in servers.json as it was: if a secret is among it, add that server "
+        "again with `servers add --replace` and --secret-env/--secret-header."
+    )
     return 0
+
+
+def _to_keyring(name: str, entry: ServerEntry) -> Moved:
+    from webmcp_sidecar.servers import secrets
+
+    return secrets.move_to_keyring(name, entry)
+
+
+def _forget_replaced(doc: ServersFile, added: list[tuple[str, str, Moved, ServerEntry | None]]) -> None:
+    """Secrets of the entries replaced that the new ones do not use any more."""
+    from webmcp_sidecar.servers import secrets
+
+    for name, _, _, old in added:
+        if old is not None:
+            for account in set(old.refs()) - set(doc.servers[name].refs()):
+                secrets.forget_account(account)
+
+
+def _say_moved(report: Moved) -> None:
+    if report.moved:
+        print(f"    to the keyring: {'; '.join(report.moved)}")
+    if report.clear:
+        print(f"    in clear: {'; '.join(report.clear)}")
 
 
 _COMMANDS = {

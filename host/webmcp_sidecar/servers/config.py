@@ -10,8 +10,9 @@
 }}
 ```
 
-A secret is never a value here: an env value or header that is a secret is `{"keyring": ACCOUNT}`,
-an entry of the OS keyring (`agent/keys.py`'s service). Keys we do not know are kept as they are
+A secret is never a value here: an env value, header, argument or URL that is a secret is
+`{"keyring": ACCOUNT, "shown": MASKED}`, an entry of the OS keyring (`agent/keys.py`'s service);
+`shown` only says what it was (`postgresql://me:***@db/app`). Keys we do not know are kept as they are
 (other clients' `type`, comments' neighbours...). Writes are atomic and private (0600 in a 0700 dir).
 """
 
@@ -44,9 +45,16 @@ class SecretRef(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     keyring: str = Field(min_length=1, max_length=200)
+    # How it is shown (`postgresql://me:***@db/app`, `--api-key=***`): never the secret itself.
+    shown: str | None = Field(default=None, max_length=4000)
 
 
 Value = str | SecretRef
+
+
+def shown(v: Value) -> str:
+    """A value as `list` and the logs show it: a secret by its masked form."""
+    return v if isinstance(v, str) else (v.shown or "***")
 
 
 class ServerEntry(BaseModel):
@@ -55,10 +63,10 @@ class ServerEntry(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
     command: str | None = Field(default=None, min_length=1)
-    args: list[str] = Field(default_factory=list)
+    args: list[Value] = Field(default_factory=list)
     env: dict[str, Value] = Field(default_factory=dict)
     cwd: str | None = None
-    url: str | None = Field(default=None, min_length=1)
+    url: Value | None = Field(default=None)
     headers: dict[str, Value] = Field(default_factory=dict)
     transport: Literal["streamable-http", "sse"] | None = None
     # Ours:
@@ -72,9 +80,20 @@ class ServerEntry(BaseModel):
     def _one_kind(self) -> ServerEntry:
         if (self.command is None) == (self.url is None):
             raise ValueError("a server has either `command` (stdio) or `url` (remote), not both")
-        if self.url is not None and not re.match(r"^https?://", self.url, re.I):
+        if self.url is not None and not re.match(r"^https?://", shown(self.url), re.I):
             raise ValueError("`url` must start with http:// or https://")
         return self
+
+    def target(self) -> str:
+        """What it runs or reaches, secrets masked: `npx -y pkg postgresql://me:***@db`. A value
+        that looks secret but was written in clear (by hand) is masked too."""
+        from webmcp_sidecar.servers import redact
+
+        if self.url is not None:
+            return shown(self.url) if not isinstance(self.url, str) else redact.mask_url(self.url) or self.url
+        plain = redact.split_args([a if isinstance(a, str) else "" for a in self.args]).secrets
+        args = [plain[str(i)][1] if str(i) in plain else shown(a) for i, a in enumerate(self.args)]
+        return " ".join([self.command or "", *args])
 
     @property
     def kind(self) -> Literal["stdio", "http", "sse"]:
@@ -84,7 +103,8 @@ class ServerEntry(BaseModel):
 
     def refs(self) -> list[str]:
         """The keyring accounts this entry's secrets live under."""
-        return [v.keyring for v in (*self.env.values(), *self.headers.values()) if isinstance(v, SecretRef)]
+        values = (*self.env.values(), *self.headers.values(), *self.args, self.url)
+        return [v.keyring for v in values if isinstance(v, SecretRef)]
 
     def dump(self) -> dict[str, Any]:
         """As written to servers.json: empty defaults left out, our keys by their JSON names."""
@@ -96,8 +116,12 @@ class ServersFile(BaseModel):
     servers: dict[str, ServerEntry] = Field(default_factory=dict, alias="mcpServers")
 
 
-def secret_account(server: str, where: Literal["env", "header"], key: str) -> str:
-    return f"server:{server}:{where}:{key}"
+Where = Literal["env", "header", "arg", "url"]
+
+
+def secret_account(server: str, where: Where, key: str = "") -> str:
+    """`server:NAME:env:KEY`, `server:NAME:header:KEY`, `server:NAME:arg:INDEX`, `server:NAME:url`."""
+    return f"server:{server}:{where}" + (f":{key}" if where != "url" else "")
 
 
 def check_name(name: str) -> str:

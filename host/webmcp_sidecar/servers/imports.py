@@ -3,12 +3,13 @@
 Where each client keeps its list, and in which format, is `setup/install/clients.py`'s (the same
 table `install` writes our entry with); the files are read with `setup/textedit` (JSON with
 comments, TOML). Each client's entry shape is mapped to ours. Our own `webmcp-sidecar` entry is
-never imported (it would make a loop). Env values and headers that look secret go to the keyring.
+never imported (it would make a loop). What looks secret (`redact.py`: env values, headers,
+arguments, the URL) is moved to the keyring by the caller (`secrets.move_to_keyring`) before the
+entry is saved; `scan` itself touches no keyring.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,6 @@ from webmcp_sidecar.servers.config import OUR_NAME, ServerEntry, is_ours, safe_n
 from webmcp_sidecar.setup.install.clients import Client, by_key
 from webmcp_sidecar.setup.install.osenv import OsEnv
 
-SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|credential|auth|cookie|session|private", re.I)
-_PLACEHOLDER = re.compile(r"^\$\{[^}]+\}$|^\$[A-Z_][A-Z0-9_]*$")  # `${input:x}`, `$VAR`: not a value
-
 
 class ImportError_(Exception):
     """Why nothing could be imported, in plain words."""
@@ -30,9 +28,7 @@ class ImportError_(Exception):
 @dataclass
 class Found:
     name: str  # as we will call it
-    entry: ServerEntry
-    secrets_env: dict[str, str] = field(default_factory=dict)  # to the keyring
-    secrets_headers: dict[str, str] = field(default_factory=dict)
+    entry: ServerEntry  # as found, secrets still in it: `secrets.move_to_keyring` takes them out
     note: str = ""  # why it was renamed
 
 
@@ -41,10 +37,6 @@ class Scan:
     path: Path
     found: list[Found] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # "name: why", in plain words
-
-
-def looks_secret(key: str, value: str) -> bool:
-    return bool(SECRET_NAME.search(key)) and bool(value) and not _PLACEHOLDER.match(value.strip())
 
 
 def scan(client_key: str, file: Path | None = None, env: OsEnv | None = None) -> Scan:
@@ -124,17 +116,10 @@ def _one(name: str, raw: dict[str, Any]) -> Found:
     data = {k: raw[k] for k in _KEEP if k in raw and raw[k] is not None}
     if isinstance(data.get("args"), list):
         data["args"] = [str(a) for a in data["args"]]
-    secrets: dict[str, dict[str, str]] = {"env": {}, "headers": {}}
-    for where, target in secrets.items():
+    for where in ("env", "headers"):
         values = data.get(where)
-        if not isinstance(values, dict):
-            continue
-        kept: dict[str, str] = {}
-        for k, v in values.items():
-            if looks_secret(str(k), str(v)):
-                target[str(k)] = str(v)
-            else:
-                kept[str(k)] = str(v)
-        data[where] = kept
-    entry = ServerEntry.model_validate(data)
-    return Found(new, entry, secrets["env"], secrets["headers"], note)
+        if isinstance(values, dict):
+            data[where] = {str(k): str(v) for k, v in values.items()}
+    if "url" in data:
+        data["url"] = str(data["url"])
+    return Found(new, ServerEntry.model_validate(data), note)

@@ -12,13 +12,16 @@ import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
 from webmcp_sidecar.servers.config import ServerConfigError, ServerEntry
 from webmcp_sidecar.servers.logfile import ServerLog
+
+if TYPE_CHECKING:
+    from webmcp_sidecar.servers.secrets import Resolved
 
 
 def guard_argv() -> list[str]:
@@ -43,42 +46,43 @@ def find_command(command: str, env: dict[str, str], cwd: str | None) -> str:
     return found
 
 
-def _prepare(name: str, entry: ServerEntry) -> tuple[dict[str, str], dict[str, str], str | None]:
-    """(env, headers, the command's path): the secrets read, the program found (blocking)."""
+def _prepare(name: str, entry: ServerEntry) -> tuple[Resolved, str | None]:
+    """(the entry's values, the command's path): the secrets read, the program found (blocking)."""
     from webmcp_sidecar.servers import secrets
 
-    env, headers = secrets.resolve(name, entry)
+    values = secrets.resolve(name, entry)
     if entry.command is None:
-        return env, headers, None
+        return values, None
     if entry.cwd is not None and not Path(entry.cwd).is_dir():
         raise ServerConfigError(f"The folder {entry.cwd!r} (cwd) does not exist.")
-    return env, headers, find_command(entry.command, get_default_environment() | env, entry.cwd)
+    return values, find_command(entry.command, get_default_environment() | values.env, entry.cwd)
 
 
 async def open_transport(entry: ServerEntry, name: str, log: ServerLog, stack: AsyncExitStack) -> Any:
     """The SDK transport (not entered yet) for `entry`; what it opens besides is left on `stack`."""
-    env, headers, command = await anyio.to_thread.run_sync(_prepare, name, entry)
-    if entry.url is not None:
-        log.note(f"connecting to {entry.url} ({entry.kind})")
+    values, command = await anyio.to_thread.run_sync(_prepare, name, entry)
+    headers = values.headers
+    if values.url is not None:
+        log.note(f"connecting to {entry.target()} ({entry.kind})")  # secrets masked
         if entry.kind == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(entry.url, headers=headers or None)
+            return sse_client(values.url, headers=headers or None)
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
         http = await stack.enter_async_context(create_mcp_http_client(headers=headers or None))
-        return streamable_http_client(entry.url, http_client=http)
+        return streamable_http_client(values.url, http_client=http)
     assert command is not None
     guard = guard_argv()
     params = StdioServerParameters(
         command=guard[0],
-        args=[*guard[1:], str(os.getpid()), "--", command, *entry.args],
-        env=env,
+        args=[*guard[1:], str(os.getpid()), "--", command, *values.args],
+        env=values.env,
         cwd=entry.cwd,
         encoding_error_handler="replace",
     )
-    log.note(f"starting {entry.command} {' '.join(entry.args)}".rstrip())
+    log.note(f"starting {entry.target()}".rstrip())  # secrets masked
     errlog = log.pipe()
     stack.callback(errlog.close)  # the server keeps its own copy
     return _closing_errlog(stdio_client(params, errlog=errlog), errlog)

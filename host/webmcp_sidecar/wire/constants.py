@@ -70,6 +70,22 @@ TOOL_NAME_PATTERN = r"^[A-Za-z0-9_.\-]{1,128}$"
 ToolSource = Literal["native", "polyfill", "legacy", "declarative", "skill", "browser"]
 TOOL_SOURCES: tuple[str, ...] = get_args(ToolSource)
 
+# --- what looks secret (servers/redact.py in the host, lib/secret-text.js in the extension) ----
+# A name whose value is secret (env, header, query parameter, flag); case-insensitive.
+SECRET_NAME_PATTERN = r"key|token|secret|passw|pwd|credential|auth|cookie|session|private|dsn"
+# Query parameters that carry secrets under short names (besides SECRET_NAME_PATTERN's).
+SECRET_QUERY_NAME_PATTERN = r"^(?:sig|signature|code|pw|pass|p|otp|nonce)$"
+# Well-known token shapes: OpenAI/Anthropic, Stripe, Slack, GitHub, GitLab, AWS keys, npm, Hugging
+# Face, Google API keys and OAuth tokens, JWTs (case-sensitive).
+TOKEN_PREFIX_PATTERN = (
+    r"^(?:sk-|sk_live_|sk_test_|rk_live_|pk_live_|xox[abposr]-|xapp-|ghp_|gho_|ghs_|ghu_|ghr_|github_pat_|"
+    r"glpat-|AKIA|ASIA|npm_|hf_|AIza|ya29\.|eyJ)[A-Za-z0-9_\-.+/=]{8,}$"
+)
+# A random-looking token: a run of this many letters and digits at least, mixed, with at least
+# this many bits of entropy per character (words, names, versions and UUIDs fall short).
+TOKEN_MIN_RUN = 20
+TOKEN_MIN_ENTROPY = 3.5
+
 # --- calls ---------------------------------------------------------------------------------
 DEFAULT_TIMEOUT_MS = 60_000
 # A site call may not ask for more than a day (anything longer is a bug upstream); a browser

@@ -124,6 +124,12 @@ def module_js() -> str:
     out.append("")
     out.append("/** WebMCP's rule for tool names. */")
     out.append(f"export const TOOL_NAME_RE = {js_regex(c.TOOL_NAME_PATTERN)};")
+    out.append("/** What looks secret (servers/redact.py; lib/secret-text.js). */")
+    out.append(f"export const SECRET_NAME_RE = new RegExp({js(c.SECRET_NAME_PATTERN)}, 'i');")
+    out.append(f"export const SECRET_QUERY_NAME_RE = new RegExp({js(c.SECRET_QUERY_NAME_PATTERN)}, 'i');")
+    out.append(f"export const TOKEN_PREFIX_RE = new RegExp({js(c.TOKEN_PREFIX_PATTERN)});")
+    out.append(f"export const TOKEN_MIN_RUN = {js(c.TOKEN_MIN_RUN)};")
+    out.append(f"export const TOKEN_MIN_ENTROPY = {js(c.TOKEN_MIN_ENTROPY)};")
     for name in LISTS:
         out.append(f"export const {name} = Object.freeze({js(list(getattr(c, name)))});")
     out.append(f"/** @typedef {{{'|'.join(repr(x) for x in c.TOOL_SOURCES)}}} ToolSource */")
