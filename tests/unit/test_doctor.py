@@ -310,3 +310,13 @@ def test_custom_profile_whose_folder_went_is_stale(tmp_path: Path) -> None:
     stale = checks[f"browser:stale:{gone}"]
     assert stale.status == "warn" and "folder is gone" in stale.detail, stale
     assert not any(c.status == "ok" and str(gone) in c.detail for c in checks.values())
+
+
+def test_cline_cli_entry_is_checked_through_its_transport(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    (env.home / ".cline").mkdir()
+    _, failures, ctx = install(env, no_browsers=True)
+    assert failures == []
+    checks = run(env, launch=False)
+    c = checks["client:cline-cli"]
+    assert c.status == "ok" and ctx.mcp[0] in c.detail, c

@@ -182,10 +182,8 @@ def _check_client(ctx: Context, c: cl.Client) -> Check:
     if entry is None:
         return Check(id=cid, status="warn", title=title,
                      detail=f"no {c.container}.{cl.SERVER_NAME} in {path}", fix=fix)
-    command = entry.get("command") if isinstance(entry, dict) else None
-    if isinstance(command, dict):  # Zed's older {"command": {"path": ...}} form
-        command = command.get("path")
-    if not isinstance(command, str) or not command:
+    command = cl.run_of(entry)[0]  # nested for the Cline CLI, {"path": ...} in older Zed
+    if not command:
         return Check(id=cid, status="fail", title=title, detail=f"the entry in {path} has no "
                      "command", fix=fix)
     exe = Path(command)

@@ -198,12 +198,13 @@ def runs(entry: Any) -> dict[str, Any] | None:
 
 
 def run_of(entry: Any) -> tuple[str, list[str]]:
+    """(command, args) of an entry; ("", []) for what is not a command entry."""
     r = runs(entry) or {}
-    command = r.get("command", "")
-    if isinstance(command, dict):  # Zed's older {"command": {"path": ...}} form
-        command = command.get("path", "")
-    args = r.get("args", []) or []
-    return str(command), [str(a) for a in args] if isinstance(args, list) else []
+    command, args = r.get("command", ""), r.get("args", [])
+    if isinstance(command, dict):  # Zed's older {"command": {"path": ..., "args": ...}} form
+        command, args = command.get("path", ""), command.get("args", args)
+    return (command if isinstance(command, str) else "",
+            [str(a) for a in args] if isinstance(args, list) else [])
 
 
 def run_digest(entry: Any) -> str:

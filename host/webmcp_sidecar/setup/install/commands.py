@@ -31,7 +31,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     _browser_args(inst)
     inst.add_argument("--clients", action="append", metavar="LIST",
                       help="only these MCP clients (comma-separated: claude-desktop, claude-code, "
-                           "cursor, vscode, windsurf, codex, gemini, zed, cline)")
+                           "cursor, vscode, windsurf, codex, gemini, zed, cline, cline-cli)")
     inst.add_argument("--no-clients", action="store_true", help="leave MCP client configs alone")
     inst.add_argument("--no-browsers", action="store_true",
                       help="leave browsers alone: only the MCP client entries")

@@ -57,6 +57,7 @@ def _targets(ctx: Context, opts: InstallOptions, plan: Plan) -> list[br.Target]:
         return []
     if opts.user_data_dir is not None:
         browser = chosen[0] if chosen else br.by_key("chromium")
+        plan.browsers = [browser]
         return [br.custom_target(browser, opts.user_data_dir, env)]
     if not chosen:
         chosen = br.detect(env)
