@@ -33,7 +33,7 @@ def test_cline_cli_is_detected_and_its_file_written(machine: Machine) -> None:
                                          "args": ["mcp"]}
     _cline(m, "later", "--", "/bin/true")  # cline re-writes its file
     m.sidecar("uninstall")
-    assert set(_cline_servers(m)) == {"mine", "later"}
+    assert set(m.json(CLINE_SETTINGS)["mcpServers"]) == {"mine", "later"}
 
 
 def test_cline_cli_users_entry_repointed_then_put_back(machine: Machine) -> None:
