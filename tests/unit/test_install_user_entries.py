@@ -149,3 +149,23 @@ def test_clients_only_install_writes_no_browser_file(tmp_path: Path) -> None:
     assert not (env.data_dir / "bin").exists()
     plan, failures, _ = uninstall(env)
     assert failures == [] and _servers(path) == {} and not env.data_dir.exists()
+
+
+def test_an_older_versions_record_of_an_overwritten_entry_still_brings_it_back(
+        tmp_path: Path) -> None:
+    """Older versions reset a user's entry to ours and recorded it as theirs (no `entry`, no
+    `written_run`): uninstall finds the user's entry in install's first backup."""
+    env = make_env(tmp_path)
+    mine = {"command": GONE, "args": ["mcp", "--timeout", "120"], "env": {"A": "1"}}
+    path = _claude(env, {"webmcp-sidecar": mine})
+    _, _, ctx = install(env, clients=["claude-code"], no_browsers=True)
+    state_file = env.data_dir / "install-state.json"
+    old = json.loads(state_file.read_text())
+    for rec in old["clients"]:
+        del rec["entry"], rec["written_run"]
+    state_file.write_text(json.dumps(old))
+    data = json.loads(path.read_text())
+    data["mcpServers"]["webmcp-sidecar"] = {"command": ctx.mcp[0], "args": ["mcp"]}  # as reset
+    path.write_text(json.dumps(data, indent=4))
+    uninstall(env)
+    assert _servers(path) == {"webmcp-sidecar": mine}

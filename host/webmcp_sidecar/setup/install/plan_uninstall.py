@@ -230,9 +230,11 @@ def _plan_remove_client(ctx: Context, plan: Plan, c: cl.Client, path: Path,
             _plan_drop_backups(ctx, plan, c, path, rec)
             forget()
             return
-        if rec is not None and rec.entry == "changed":
-            previous = _previous_entry(c, rec)
-            if rec.written_run != cl.run_digest(current) or previous is None:
+        # An entry was there before install (an older version's records say "added" for
+        # one it overwrote, and no written_run): the user's entry comes back.
+        previous = _previous_entry(c, rec) if rec is not None else None
+        if rec is not None and (rec.entry == "changed" or previous is not None):
+            if (rec.written_run and rec.written_run != cl.run_digest(current)) or previous is None:
                 why = ("changed since install" if previous is not None else
                        "the backup holding your entry as it was is gone")
                 plan.unchanged.append(("clients", str(path), f"{where} (yours, repointed by "
