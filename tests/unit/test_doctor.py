@@ -256,3 +256,67 @@ def test_cli_json_and_exit_status(tmp_path: Path) -> None:
     assert bad.returncode == 1
     assert "[FAIL] Google Chrome: manifest" in bad.stdout
     assert "fix: webmcp-sidecar install --browser chrome" in bad.stdout
+
+
+def _verdict(report: dr.DoctorReport, capsys: pytest.CaptureFixture[str]) -> str:
+    from webmcp_sidecar.setup.install.commands import print_report
+
+    capsys.readouterr()
+    print_report(report)
+    return capsys.readouterr().out.rsplit("\n\n", 1)[-1]
+
+
+def _connected_before(tmp_path: Path) -> None:
+    """The host log of a host the extension once said hello to (as app.py writes it)."""
+    (tmp_path / "logs").mkdir(exist_ok=True)
+    (tmp_path / "logs" / "host.log").write_text(
+        "2026-01-01 10:00:00,000 42 webmcp_sidecar.native_host.app INFO extension 0.1.0 "
+        "connected (Chromium 140)\n")
+
+
+def test_default_profile_without_manifest_is_said_plainly(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only a custom profile has our manifest, and no host has ever run: nothing fails, but
+    the verdict must not say everything works."""
+    env = make_env(tmp_path)
+    (env.home / CHROME).mkdir(parents=True)
+    _, failures, _ = install(env, user_data_dir=tmp_path / "prof")
+    assert failures == []
+    report = dr.run_doctor(make_ctx(env), dr.DoctorOptions(launch=False))
+    assert report.ok
+    verdict = _verdict(report, capsys)
+    assert "everything needed works" not in verdict
+    assert ("Google Chrome's default profile has no host manifest: Google Chrome started the "
+            "usual way cannot start the host (fix: webmcp-sidecar install --browser chrome)"
+            in verdict), verdict
+    assert "no host has ever run" in verdict
+    # Once the default profile has it and the extension has connected once, all is said.
+    install(env, no_clients=True)
+    _connected_before(tmp_path)
+    report = dr.run_doctor(make_ctx(env), dr.DoctorOptions(launch=False))
+    assert report.missing == [] and "everything needed works." in _verdict(report, capsys)
+
+
+def test_custom_profile_whose_folder_went_is_stale(tmp_path: Path) -> None:
+    env = healthy(tmp_path)
+    gone = tmp_path / "gone-profile"
+    install(env, user_data_dir=gone)
+    checks = run(env, launch=False)
+    assert checks["browser:chromium:custom:manifest"].status == "ok"
+    import shutil
+
+    shutil.rmtree(gone)
+    checks = run(env, launch=False)
+    stale = checks[f"browser:stale:{gone}"]
+    assert stale.status == "warn" and "folder is gone" in stale.detail, stale
+    assert not any(c.status == "ok" and str(gone) in c.detail for c in checks.values())
+
+
+def test_cline_cli_entry_is_checked_through_its_transport(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    (env.home / ".cline").mkdir()
+    _, failures, ctx = install(env, no_browsers=True)
+    assert failures == []
+    checks = run(env, launch=False)
+    c = checks["client:cline-cli"]
+    assert c.status == "ok" and ctx.mcp[0] in c.detail, c

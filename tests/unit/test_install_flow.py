@@ -228,10 +228,11 @@ def test_user_env_in_our_entry_is_kept(tmp_path: Path) -> None:
     env = make_env(tmp_path)
     (env.home / ".claude").mkdir()
     (env.home / ".claude.json").write_text(json.dumps({"mcpServers": {"webmcp-sidecar": {
-        "type": "stdio", "command": "/old", "args": ["mcp"], "env": {"A": "1"}}}}))
+        "type": "stdio", "command": "/old/bin/webmcp-sidecar", "args": ["mcp"],
+        "env": {"A": "1"}}}}))
     install(env, clients=["claude-code"], browsers=["chrome"])
     entry = json.loads((env.home / ".claude.json").read_text())["mcpServers"]["webmcp-sidecar"]
-    assert entry["env"] == {"A": "1"} and entry["command"] != "/old"
+    assert entry["env"] == {"A": "1"} and entry["command"] != "/old/bin/webmcp-sidecar"
 
 
 def test_malformed_config_is_left_alone_with_a_clear_message(tmp_path: Path) -> None:

@@ -266,7 +266,7 @@ CLIENT_PATHS = {
 SAME_EVERYWHERE = {
     "claude-code": ".claude.json", "cursor": ".cursor/mcp.json",
     "windsurf": ".codeium/windsurf/mcp_config.json", "codex": ".codex/config.toml",
-    "gemini": ".gemini/settings.json",
+    "gemini": ".gemini/settings.json", "cline-cli": ".cline/data/settings/cline_mcp_settings.json",
 }
 EXPECTED_ENTRY = {
     "claude-desktop": ("mcpServers", {"command": "CMD", "args": ["mcp"]}),
@@ -279,6 +279,7 @@ EXPECTED_ENTRY = {
     "zed": ("context_servers", {"source": "custom", "command": "CMD", "args": ["mcp"],
                                 "env": {}}),
     "cline": ("mcpServers", {"command": "CMD", "args": ["mcp"], "disabled": False}),
+    "cline-cli": ("mcpServers", {"transport": {"type": "stdio", "command": "CMD", "args": ["mcp"]}}),
 }
 
 
@@ -308,7 +309,8 @@ def test_every_client_location_and_entry(tmp_path: Path, os_name: str) -> None:
         text = (env.home / rel).read_text()
         data = tomllib.loads(text) if rel.endswith(".toml") else jsonc.loads(text)
         container, entry = EXPECTED_ENTRY[key]
-        assert data[container]["webmcp-sidecar"] == {**entry, "command": command}, key
+        wanted = json.loads(json.dumps(entry).replace('"CMD"', json.dumps(command)))
+        assert data[container]["webmcp-sidecar"] == wanted, key
     again, failures, _ = install(env, reg, browsers=["chromium"])
     assert again.steps == [] and failures == []
     _, failures, _ = uninstall(env, reg)
@@ -321,3 +323,19 @@ def test_claude_code_honours_claude_config_dir(tmp_path: Path) -> None:
     assert cl.by_key("claude-code").config_path(env) == tmp_path / "cc/.claude.json"
     env = make_env(tmp_path, "linux", CODEX_HOME=str(tmp_path / "cx"))
     assert cl.by_key("codex").config_path(env) == tmp_path / "cx/config.toml"
+
+
+def test_cline_cli_honours_its_environment(tmp_path: Path) -> None:
+    """As @cline/shared resolves the file: CLINE_MCP_SETTINGS_PATH, else CLINE_DATA_DIR, else
+    CLINE_DIR, else ~/.cline."""
+    c = cl.by_key("cline-cli")
+    settings = "settings/cline_mcp_settings.json"
+    assert c.config_path(make_env(tmp_path)) == tmp_path / "home/.cline/data" / settings
+    env = make_env(tmp_path, "linux", CLINE_DIR=str(tmp_path / "cd"))
+    assert c.config_path(env) == tmp_path / "cd/data" / settings
+    assert env.expand(c.detect["linux"]) == tmp_path / "cd"
+    env = make_env(tmp_path, "linux", CLINE_DIR=str(tmp_path / "cd"),
+                   CLINE_DATA_DIR=str(tmp_path / "dd"))
+    assert c.config_path(env) == tmp_path / "dd" / settings
+    env = make_env(tmp_path, "win32", CLINE_MCP_SETTINGS_PATH=str(tmp_path / "m.json"))
+    assert c.config_path(env) == tmp_path / "m.json"

@@ -47,11 +47,34 @@ def _doctor_targets(ctx: Context, opts: DoctorOptions) -> list[br.Target]:
     return br.dedupe(found)
 
 
+def _stale_profiles(ctx: Context, opts: DoctorOptions) -> list[Check]:
+    """Custom profiles install recorded whose manifest has gone with the profile folder."""
+    if opts.browsers or opts.user_data_dir is not None:
+        return []
+    known = {t.manifest for b in br.BROWSERS for system in (False, True)
+             for t in br.targets(b, ctx.env, system)}
+    out = []
+    for rec in ctx.state.files:
+        f = Path(rec.path)
+        if f.name == br.manifest_name() and f not in known and not f.exists():
+            profile = f.parent.parent
+            gone = "folder is gone" if not profile.exists() else "manifest is gone"
+            out.append(Check(
+                id=f"browser:stale:{profile}", status="warn", title="custom profile (stale)",
+                detail=f"install registered the host for {profile}, but that profile's {gone}",
+                fix="webmcp-sidecar install (or uninstall) forgets it"))
+    return out
+
+
 def check_browsers(ctx: Context, opts: DoctorOptions) -> list[Check]:
     try:
         targets = _doctor_targets(ctx, opts)
     except KeyError as e:
         return [Check(id="browsers", status="fail", title="browser", detail=str(e.args[0]))]
+    return _check_targets(ctx, opts, targets) + _stale_profiles(ctx, opts)
+
+
+def _check_targets(ctx: Context, opts: DoctorOptions, targets: list[br.Target]) -> list[Check]:
     if not targets:
         return [Check(id="browsers", status="fail", title="Browsers",
                       detail="no Chromium-family browser found for this user",

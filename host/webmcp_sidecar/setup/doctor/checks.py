@@ -33,6 +33,9 @@ class Check(BaseModel):
 class DoctorReport(BaseModel):
     ok: bool
     checks: list[Check] = Field(default_factory=list)
+    # What is not set up yet though nothing is broken, in plain words (the verdict says these
+    # instead of "everything needed works").
+    missing: list[str] = Field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         out = {"ok": 0, "warn": 0, "fail": 0, "skip": 0}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +27,49 @@ __all__ = ["Check", "DoctorOptions", "DoctorReport", "check_clients", "check_hos
 
 
 def run_doctor(ctx: Context, opts: DoctorOptions) -> DoctorReport:
+    connected = extension_ever_connected()
     checks: list[Check] = []
     checks += check_browsers(ctx, opts)
     checks += check_hosts(opts.timeout)
     checks += check_clients(ctx)
     checks.append(check_keyring())
     checks.append(check_log_dir())
-    return DoctorReport(ok=not any(c.status == "fail" for c in checks), checks=checks)
+    return DoctorReport(ok=not any(c.status == "fail" for c in checks), checks=checks,
+                        missing=_missing(checks, connected))
+
+
+_CONNECTED = re.compile(rb" INFO extension \S* connected \(")
+
+
+def extension_ever_connected() -> bool:
+    """Whether a host has logged the extension's hello (app.py's "extension ... connected"),
+    in the host log or its rotated copies. A host doctor itself starts never gets one."""
+    from webmcp_sidecar.paths import log_dir
+
+    for p in log_dir().glob("host.log*"):
+        try:
+            if _CONNECTED.search(p.read_bytes()):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _missing(checks: list[Check], connected: bool) -> list[str]:
+    """What stands between this machine and a working setup though no check failed."""
+    out = []
+    for c in checks:
+        # A browser's default profile without our manifest (a warning while another works).
+        if (c.id.startswith("browser:") and c.id.endswith(":manifest")
+                and ":custom" not in c.id and c.status == "warn"):
+            name = c.title.rsplit(": ", 1)[0]
+            out.append(f"{name}'s default profile has no host manifest: {name} started the "
+                       f"usual way cannot start the host (fix: {c.fix})")
+    live = any(c.id.startswith("host:") and c.status == "ok" for c in checks)
+    if not live and not connected:
+        out.append("no host has ever run for the extension: it has never connected here (load "
+                   "it in the browser, as install printed, or reload it)")
+    return out
 
 
 # --- hosts on the local socket ------------------------------------------------------------
@@ -145,10 +182,8 @@ def _check_client(ctx: Context, c: cl.Client) -> Check:
     if entry is None:
         return Check(id=cid, status="warn", title=title,
                      detail=f"no {c.container}.{cl.SERVER_NAME} in {path}", fix=fix)
-    command = entry.get("command") if isinstance(entry, dict) else None
-    if isinstance(command, dict):  # Zed's older {"command": {"path": ...}} form
-        command = command.get("path")
-    if not isinstance(command, str) or not command:
+    command = cl.run_of(entry)[0]  # nested for the Cline CLI, {"path": ...} in older Zed
+    if not command:
         return Check(id=cid, status="fail", title=title, detail=f"the entry in {path} has no "
                      "command", fix=fix)
     exe = Path(command)

@@ -7,7 +7,11 @@ Formats differ in the container key (`mcpServers`, `servers`, `context_servers`,
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +46,11 @@ def _cline(command: str, args: list[str]) -> dict[str, Any]:
     return {"command": command, "args": args, "disabled": False}
 
 
+def _cline_cli(command: str, args: list[str]) -> dict[str, Any]:
+    # What `cline mcp add` writes (its loader reads the flat form too).
+    return {"transport": {"type": "stdio", "command": command, "args": args}}
+
+
 @dataclass(frozen=True)
 class Client:
     key: str
@@ -67,12 +76,14 @@ class Client:
             return tomltext.get_entry(text, self.container, SERVER_NAME)
         return jsonc.get_entry(text, self.container, SERVER_NAME)
 
-    def set(self, text: str | None, entry: dict[str, Any]) -> tuple[str, bool]:
-        """(new text, container created). Raises ValueError when the file cannot be parsed."""
+    def set(self, text: str | None, entry: dict[str, Any],
+            replace: bool = False) -> tuple[str, bool]:
+        """(new text, container created): the keys of `entry` set (all of them, and only
+        them, with `replace`). Raises ValueError when the file cannot be parsed."""
         if self.fmt == "toml":
             had = text is not None and self.container in tomltext.loads(text)
-            return tomltext.set_entry(text, self.container, SERVER_NAME, entry), not had
-        return jsonc.set_entry(text, self.container, SERVER_NAME, entry)
+            return tomltext.set_entry(text, self.container, SERVER_NAME, entry, replace), not had
+        return jsonc.set_entry(text, self.container, SERVER_NAME, entry, replace=replace)
 
     def remove(self, text: str, drop_empty_container: bool) -> str:
         if self.fmt == "toml":
@@ -152,6 +163,10 @@ CLIENTS: tuple[Client, ...] = (
         container="context_servers", entry=_zed, restart="Zed picks the change up by itself",
     ),
     Client(
+        "cline-cli", "Cline CLI", config=_all("{cline_mcp_settings}"), detect=_all("{cline_dir}"),
+        container="mcpServers", entry=_cline_cli, restart="start a new cline session",
+    ),
+    Client(
         "cline", "Cline (VS Code)",
         config=_under(_VSCODE_USER, f"{_CLINE}/settings/cline_mcp_settings.json"),
         detect=_under(_VSCODE_USER, _CLINE), container="mcpServers", entry=_cline,
@@ -172,11 +187,65 @@ def detect(env: OsEnv) -> list[Client]:
     return [c for c in CLIENTS if c.detected(env)]
 
 
-def looks_ours(entry: Any) -> bool:
-    """An entry under our name that runs this program (what uninstall removes without a record)."""
+def runs(entry: Any) -> dict[str, Any] | None:
+    """The part of an entry that holds its `command` and `args` (Cline CLI nests them in
+    `transport`), or None when it is not a command entry."""
     if not isinstance(entry, dict):
-        return False
-    command = str(entry.get("command", ""))
-    args = [str(a) for a in entry.get("args", []) or []]
-    base = re.split(r"[\\/]", command)[-1].lower()  # Windows paths too, on any OS
-    return base.startswith("webmcp-sidecar") or "webmcp_sidecar" in args
+        return None
+    if "command" not in entry and isinstance(entry.get("transport"), dict):
+        entry = entry["transport"]
+    return entry if "command" in entry else None
+
+
+def run_of(entry: Any) -> tuple[str, list[str]]:
+    """(command, args) of an entry; ("", []) for what is not a command entry."""
+    r = runs(entry) or {}
+    command, args = r.get("command", ""), r.get("args", [])
+    if isinstance(command, dict):  # Zed's older {"command": {"path": ..., "args": ...}} form
+        command, args = command.get("path", ""), command.get("args", args)
+    return (command if isinstance(command, str) else "",
+            [str(a) for a in args] if isinstance(args, list) else [])
+
+
+def run_digest(entry: Any) -> str:
+    """Names what an entry runs (command and args), to tell later whether it is still what we
+    wrote; other keys (a client may add its own) do not count."""
+    return hashlib.sha256(json.dumps(run_of(entry)).encode()).hexdigest()
+
+
+def looks_ours(entry: Any) -> bool:
+    """An entry that runs this program, by whatever path or launcher."""
+    command, args = run_of(entry)
+    words = [re.split(r"[\\/]", w)[-1].lower() for w in (command, *args)]  # Windows paths too
+    return any(w.startswith("webmcp-sidecar") or w == "webmcp_sidecar" for w in words)
+
+
+def stale(command: str, env: OsEnv) -> bool:
+    """The command no longer runs: an absolute path that has gone, or a name not on PATH."""
+    if not command:
+        return True
+    if Path(command).is_absolute() or "/" in command or "\\" in command:
+        p = Path(command)
+        return not p.is_file() or (env.os != "win32" and not os.access(p, os.X_OK))
+    return shutil.which(command, path=env.environ.get("PATH")) is None
+
+
+def _after_launcher(args: list[str]) -> list[str]:
+    """`args` less a `-m webmcp_sidecar` prefix: what our program itself receives."""
+    return args[2:] if args[:2] == ["-m", "webmcp_sidecar"] else args
+
+
+def repoint(entry: dict[str, Any], command: str, our_args: list[str]) -> dict[str, Any]:
+    """The keys to set so `entry` runs `command` (our args' launcher prefix, then the user's own
+    arguments after theirs), keeping every other key; Cline CLI's `transport` is set whole."""
+    old_args = run_of(entry)[1]
+    prefix = our_args[:-1] if our_args[-1:] == ["mcp"] else our_args
+    args = [*prefix, *_after_launcher(old_args)]
+    holder = runs(entry) or {}
+    new = {**holder, "command": command, "args": args}
+    return {"transport": new} if holder is not entry else {"command": command, "args": args}
+
+
+def describe_run(entry: Any) -> str:
+    command, args = run_of(entry)
+    return " ".join([command, *args])

@@ -31,14 +31,18 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     _browser_args(inst)
     inst.add_argument("--clients", action="append", metavar="LIST",
                       help="only these MCP clients (comma-separated: claude-desktop, claude-code, "
-                           "cursor, vscode, windsurf, codex, gemini, zed, cline)")
+                           "cursor, vscode, windsurf, codex, gemini, zed, cline, cline-cli)")
     inst.add_argument("--no-clients", action="store_true", help="leave MCP client configs alone")
+    inst.add_argument("--no-browsers", action="store_true",
+                      help="leave browsers alone: only the MCP client entries")
     inst.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
 
     un = sub.add_parser("uninstall", help="remove exactly what install added")
     un.add_argument("--clients", action="append", metavar="LIST",
                     help="only remove our entry from these MCP clients")
     un.add_argument("--no-clients", action="store_true", help="keep the MCP client entries")
+    un.add_argument("--no-browsers", action="store_true",
+                    help="keep the host manifests and launcher: only the MCP client entries go")
     un.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
 
     doc = sub.add_parser("doctor", help="check every link from browser to MCP client")
@@ -80,10 +84,14 @@ def run_install(ctx: Context, args: argparse.Namespace) -> int:
     from webmcp_sidecar.setup.install.plan_install import plan_install
 
     clients = _names(args.clients) if args.clients else None
+    clash = _clash(args)
+    if clash:
+        print(f"error: {clash}", file=sys.stderr)
+        return 2
     opts = InstallOptions(
         browsers=_names(args.browser), user_data_dir=args.user_data_dir,
         extension_ids=_names(args.extension_id), system=args.system,
-        clients=clients, no_clients=args.no_clients,
+        clients=clients, no_clients=args.no_clients, no_browsers=args.no_browsers,
     )
     plan = plan_install(ctx, opts)
     scope = "system-wide" if args.system else "for this user"
@@ -93,7 +101,7 @@ def run_install(ctx: Context, args: argparse.Namespace) -> int:
     failures = [] if args.dry_run else apply(ctx, plan)
     _print_plan(plan, args.dry_run)
     _print_problems(plan.problems + failures)
-    if plan.browsers or opts.user_data_dir:
+    if plan.browsers or opts.user_data_dir or plan.written_clients:
         _print_next(plan, args.dry_run)
     return 1 if plan.problems or failures else 0
 
@@ -102,7 +110,12 @@ def run_uninstall(ctx: Context, args: argparse.Namespace) -> int:
     from webmcp_sidecar.setup.install.engine import apply
     from webmcp_sidecar.setup.install.plan_uninstall import plan_uninstall
 
-    plan = plan_uninstall(ctx, _names(args.clients) if args.clients else None, args.no_clients)
+    clash = _clash(args)
+    if clash:
+        print(f"error: {clash}", file=sys.stderr)
+        return 2
+    plan = plan_uninstall(ctx, _names(args.clients) if args.clients else None, args.no_clients,
+                          args.no_browsers)
     print("WebMCP Sidecar uninstall" + (": dry run, nothing changes" if args.dry_run else ""))
     failures = [] if args.dry_run else apply(ctx, plan)
     if not plan.steps and not plan.unchanged:
@@ -110,6 +123,20 @@ def run_uninstall(ctx: Context, args: argparse.Namespace) -> int:
     _print_plan(plan, args.dry_run)
     _print_problems(plan.problems + failures)
     return 1 if plan.problems or failures else 0
+
+
+def _clash(args: argparse.Namespace) -> str:
+    """Options that contradict each other (install and uninstall)."""
+    if args.no_browsers and args.no_clients:
+        return "--no-browsers with --no-clients leaves nothing to do"
+    if args.no_clients and args.clients:
+        return "--clients with --no-clients"
+    named = [o for o, v in (("--browser", getattr(args, "browser", None)),
+                            ("--user-data-dir", getattr(args, "user_data_dir", None)),
+                            ("--system", getattr(args, "system", False))) if v]
+    if args.no_browsers and named:
+        return f"{named[0]} with --no-browsers"
+    return ""
 
 
 def run_doctor(ctx: Context, args: argparse.Namespace) -> int:
@@ -174,10 +201,13 @@ def _print_next(plan: Plan, dry_run: bool) -> None:
     ext = extension_dir()
     where = str(ext) if ext else "the extension folder of your WebMCP Sidecar download"
     print("\nNext:")
-    print(f"  1. Load the extension: open {' / '.join(pages)}, turn on Developer mode, click "
-          f"'Load unpacked' and choose\n       {where}\n     (its id is {EXTENSION_ID}; it "
-          "starts and connects to the host by itself). Already loaded? Reload it there.")
-    n = 2
+    n = 1
+    if plan.browsers:
+        print(f"  {n}. Load the extension: open {' / '.join(pages)}, turn on Developer mode, "
+              f"click 'Load unpacked' and choose\n       {where}\n     (its id is "
+              f"{EXTENSION_ID}; it starts and connects to the host by itself). Already loaded? "
+              "Reload it there.")
+        n += 1
     if plan.written_clients:
         changed = "this would change" if dry_run else "we changed"
         print(f"  {n}. Restart the MCP clients {changed}:")
@@ -194,5 +224,11 @@ def print_report(report: DoctorReport) -> None:
         if c.fix and c.status in ("warn", "fail"):
             print(f"       fix: {c.fix}")
     n = report.counts()
-    verdict = "everything needed works" if report.ok else "something is broken (see FAIL)"
-    print(f"\n{n['ok']} ok, {n['warn']} warnings, {n['fail']} broken: {verdict}.")
+    if not report.ok:
+        verdict = "something is broken (see FAIL)."
+    elif report.missing:
+        verdict = "nothing is broken, but not everything is set up:" + "".join(
+            f"\n  - {m}" for m in report.missing)
+    else:
+        verdict = "everything needed works."
+    print(f"\n{n['ok']} ok, {n['warn']} warnings, {n['fail']} broken: {verdict}")

@@ -102,6 +102,7 @@ class TargetOptions:
 class InstallOptions(TargetOptions):
     clients: list[str] | None = None  # None = every detected client
     no_clients: bool = False
+    no_browsers: bool = False  # clients only: no manifests, no launcher
 
 
 def read_bytes(path: Path) -> bytes | None:
@@ -127,12 +128,15 @@ def apply(ctx: Context, plan: Plan) -> list[str]:
             if isinstance(e, PermissionError) and step.denied_hint:
                 step.error = f"{step.error} {step.denied_hint}"
             failures.append(step.error)
-    # Deepest first, each only if empty: a shared parent goes once its last child has gone.
-    for d in sorted(set(plan.cleanup_dirs), key=lambda d: -len(Path(d).parts)):
-        fsops.remove_empty_dirs([d])
     try:
         ctx.save()
     except OSError as e:
         failures.append("could not record what was installed: "
                         + fsops.explain(e, ctx.env.data_dir / "install-state.json"))
+    # After the save: an uninstall that leaves nothing recorded deletes the state file, and
+    # only then are the data dir and the folders above it that install created empty.
+    dirs = plan.cleanup_dirs + (ctx.state.created_dirs if ctx.state.empty() else [])
+    # Deepest first, each only if empty: a shared parent goes once its last child has gone.
+    for d in sorted(set(dirs), key=lambda d: -len(Path(d).parts)):
+        fsops.remove_empty_dirs([d])
     return failures

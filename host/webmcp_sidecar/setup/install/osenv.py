@@ -86,6 +86,19 @@ class OsEnv:
     def codex_home(self) -> Path:
         return self._var("CODEX_HOME", self.home / ".codex")
 
+    @property
+    def cline_dir(self) -> Path:
+        """The Cline CLI's folder (`cline --config`; @cline/shared's resolveClineDir)."""
+        return self._var("CLINE_DIR", self.home / ".cline")
+
+    @property
+    def cline_mcp_settings(self) -> Path:
+        """The Cline CLI's MCP server list, as @cline/shared resolves it."""
+        if (given := self._var("CLINE_MCP_SETTINGS_PATH", Path())) != Path():
+            return given
+        data = self._var("CLINE_DATA_DIR", self.cline_dir / "data")
+        return data / "settings" / "cline_mcp_settings.json"
+
     def expand(self, template: str) -> Path:
         """`{home}/x`-style templates; a leading `/` is a system path under `root`."""
         if template.startswith("/"):

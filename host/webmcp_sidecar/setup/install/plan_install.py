@@ -8,12 +8,12 @@ from pathlib import Path
 
 from webmcp_sidecar import EXTENSION_ID
 from webmcp_sidecar.setup.install import browsers as br
-from webmcp_sidecar.setup.install import clients as cl
 from webmcp_sidecar.setup.install import fsops
 from webmcp_sidecar.setup.install.engine import Context, InstallOptions, Plan, Section, Step
 from webmcp_sidecar.setup.install.engine import read_bytes as _read
 from webmcp_sidecar.setup.install.manifest import launcher_spec, manifest, manifest_bytes
-from webmcp_sidecar.setup.install.state import ClientRecord, FileRecord, RegistryRecord, sha256
+from webmcp_sidecar.setup.install.plan_clients import plan_clients
+from webmcp_sidecar.setup.install.state import FileRecord, RegistryRecord, sha256
 
 
 def _write_file_step(ctx: Context, plan: Plan, section: Section, path: Path, data: bytes,
@@ -57,6 +57,7 @@ def _targets(ctx: Context, opts: InstallOptions, plan: Plan) -> list[br.Target]:
         return []
     if opts.user_data_dir is not None:
         browser = chosen[0] if chosen else br.by_key("chromium")
+        plan.browsers = [browser]
         return [br.custom_target(browser, opts.user_data_dir, env)]
     if not chosen:
         chosen = br.detect(env)
@@ -98,11 +99,13 @@ def _flatpak_wrapper(ctx: Context, plan: Plan, b: br.Browser, host: Path) -> Pat
 
 def plan_install(ctx: Context, opts: InstallOptions) -> Plan:
     plan = Plan()
+    if not ctx.env.data_dir.exists():  # so uninstall can take away all it leaves empty
+        ctx.state.created_dirs = [str(d) for d in fsops.missing_dirs(ctx.env.data_dir / "x")]
     # Forget manifests whose whole folder has gone (a deleted temporary profile).
     ctx.state.files = [f for f in ctx.state.files if Path(f.path).parent.exists()]
     ids = list(dict.fromkeys([*ctx.state.extension_ids, *opts.extension_ids]))
     ids = [i for i in ids if i != EXTENSION_ID]
-    targets = _targets(ctx, opts, plan)
+    targets = [] if opts.no_browsers else _targets(ctx, opts, plan)
     host = _host_path(ctx, plan) if targets else None
     for t in targets:
         assert host is not None
@@ -128,7 +131,7 @@ def plan_install(ctx: Context, opts: InstallOptions) -> Plan:
     if opts.no_clients or (opts.user_data_dir is not None and opts.clients is None):
         pass  # a custom profile is usually a test or a demo: leave the user's clients alone
     else:
-        _plan_clients(ctx, opts, plan)
+        plan_clients(ctx, opts, plan)
     if targets:
         ctx.state.extension_ids = ids
     return plan
@@ -153,78 +156,3 @@ def _reg_step(ctx: Context, plan: Plan, t: br.Target) -> None:
         ctx.state.put_registry(RegistryRecord(hive=hive, key=key, value=value, previous=current))
 
     plan.steps.append(Step("browsers", "set-key", shown, f"-> {value}", run))
-
-
-def _plan_clients(ctx: Context, opts: InstallOptions, plan: Plan) -> None:
-    env = ctx.env
-    try:
-        chosen = [cl.by_key(c) for c in opts.clients] if opts.clients else cl.detect(env)
-    except KeyError as e:
-        plan.problems.append(str(e.args[0]))
-        return
-    command, args = ctx.mcp
-    if not chosen:
-        plan.notes.append(
-            "No MCP client config found. Add this server to your client by hand: command "
-            f"{command!r}, args {args!r}."
-        )
-    for c in chosen:
-        if env.os not in c.config:
-            plan.notes.append(f"{c.name} is not available on this OS; skipped.")
-            continue
-        _plan_client(ctx, plan, c, command, args)
-
-
-def _plan_client(ctx: Context, plan: Plan, c: cl.Client, command: str, args: list[str]) -> None:
-    path = c.config_path(ctx.env)
-    try:
-        raw = _read(path)
-        text = None if raw is None else raw.decode("utf-8")
-        new_text, created_container = c.set(text, c.entry(command, args))
-    except UnicodeDecodeError:
-        plan.problems.append(f"{c.name}: {path} is not UTF-8 text; left untouched. Add this "
-                             f"by hand:\n{_indent(c.snippet(command, args))}")
-        return
-    except ValueError as e:
-        plan.problems.append(
-            f"{c.name}: {path} is not valid {c.fmt.upper()} ({e}); left untouched. Fix the file "
-            f"and run install again, or add this by hand:\n{_indent(c.snippet(command, args))}"
-        )
-        return
-    except OSError as e:
-        plan.problems.append(f"{c.name}: {fsops.explain(e, path)}")
-        return
-    where = f"{c.container}.{cl.SERVER_NAME}"
-    if raw is not None and new_text == text:
-        plan.unchanged.append(("clients", str(path), f"{c.name}: {where}"))
-        return
-    new = new_text.encode("utf-8")
-    step = Step("clients", "write", str(path), f"{c.name}: {where}", lambda: None)
-
-    def run() -> None:
-        kept = None
-        if raw is not None:
-            kept = fsops.backup(path, ctx.backup_dir, c.key)
-            step.note = f"backup: {kept}"
-        created = fsops.write_atomic(path, new, 0o600)
-        rec = ctx.state.client(c.key, path)
-        if rec is None:
-            ctx.state.clients.append(ClientRecord(
-                client=c.key, path=str(path), created_file=raw is None,
-                created_container=created_container, created_dirs=[str(d) for d in created],
-                baseline=None if kept is None else str(kept), written_sha256=sha256(new),
-                backups=[] if kept is None else [str(kept)]))
-        else:
-            if kept is not None:
-                rec.backups.append(str(kept))
-            if raw is None or rec.written_sha256 != sha256(raw):
-                rec.restorable = False  # someone else edited it since: no exact restore
-            rec.written_sha256 = sha256(new)
-
-    step.run = run
-    plan.steps.append(step)
-    plan.written_clients.append(c)
-
-
-def _indent(text: str) -> str:
-    return "\n".join("     " + line for line in text.splitlines())

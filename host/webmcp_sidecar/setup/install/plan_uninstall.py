@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from webmcp_sidecar import HOST_NAME
 from webmcp_sidecar.setup.install import browsers as br
@@ -24,8 +25,29 @@ def _is_our_manifest(data: bytes | None) -> bool:
 
 
 def plan_uninstall(ctx: Context, clients: list[str] | None = None,
-                   no_clients: bool = False) -> Plan:
+                   no_clients: bool = False, no_browsers: bool = False) -> Plan:
     plan = Plan()
+    state = ctx.state
+    # Without a state file (a lost one, or never installed) entries of ours are found by name;
+    # with one, it alone says which entries install added or changed.
+    by_name = state.empty()
+    if not no_browsers:
+        _plan_remove_host(ctx, plan)
+    if not no_clients:
+        chosen = None
+        if clients:
+            try:
+                chosen = {cl.by_key(c).key for c in clients}
+            except KeyError as e:
+                plan.problems.append(str(e.args[0]))
+                return plan
+        _plan_remove_clients(ctx, plan, chosen, by_name)
+    _note_other_backups(ctx, plan)
+    return plan
+
+
+def _plan_remove_host(ctx: Context, plan: Plan) -> None:
+    """The manifests, wrappers, registry keys and launcher: what browsers use."""
     state = ctx.state
     recorded = {r.path for r in state.files}
     # Manifests and wrappers first, the launcher they point at last.
@@ -45,17 +67,6 @@ def plan_uninstall(ctx: Context, clients: list[str] | None = None,
     if str(launcher) not in recorded and launcher.is_file():
         _plan_remove_file(ctx, plan, FileRecord(path=str(launcher), what="launcher", sha256="",
                                                 created_dirs=[str(launcher.parent)]))
-    if not no_clients:
-        chosen = None
-        if clients:
-            try:
-                chosen = {cl.by_key(c).key for c in clients}
-            except KeyError as e:
-                plan.problems.append(str(e.args[0]))
-                return plan
-        _plan_remove_clients(ctx, plan, chosen)
-    _note_other_backups(ctx, plan)
-    return plan
 
 
 def _backups_root(ctx: Context) -> Path:
@@ -141,7 +152,8 @@ def _plan_remove_key(ctx: Context, plan: Plan, rec: RegistryRecord) -> None:
     plan.steps.append(Step("browsers", verb, shown, "registry key", run))
 
 
-def _plan_remove_clients(ctx: Context, plan: Plan, only: set[str] | None) -> None:
+def _plan_remove_clients(ctx: Context, plan: Plan, only: set[str] | None,
+                         by_name: bool) -> None:
     seen: set[tuple[str, str]] = set()
     for rec in list(ctx.state.clients):
         if only is not None and rec.client not in only:
@@ -152,7 +164,7 @@ def _plan_remove_clients(ctx: Context, plan: Plan, only: set[str] | None) -> Non
         except KeyError:
             continue
         _plan_remove_client(ctx, plan, client, Path(rec.path), rec)
-    for c in cl.detect(ctx.env):
+    for c in cl.detect(ctx.env) if by_name else ():
         path = c.config_path(ctx.env)
         if (c.key, str(path)) in seen or (only is not None and c.key not in only):
             continue
@@ -173,6 +185,11 @@ def _plan_remove_client(ctx: Context, plan: Plan, c: cl.Client, path: Path,
         if rec is not None and rec in ctx.state.clients:
             ctx.state.clients.remove(rec)
 
+    if rec is not None and rec.entry == "kept":
+        plan.unchanged.append(("clients", str(path),
+                               f"{where} (yours from before install; left as it is)"))
+        forget()
+        return
     if rec is not None:
         plan.dropped_backups += rec.all_backups()
     raw = _read(path)
@@ -207,18 +224,35 @@ def _plan_remove_client(ctx: Context, plan: Plan, c: cl.Client, path: Path,
         return
     try:
         text = raw.decode("utf-8")
-        if c.get(text) is None:
+        current = c.get(text)
+        if current is None:
             plan.unchanged.append(("clients", str(path), f"{where} (not there)"))
             _plan_drop_backups(ctx, plan, c, path, rec)
             forget()
             return
-        new = c.remove(text, rec.created_container if rec else False).encode("utf-8")
+        # An entry was there before install (an older version's records say "added" for
+        # one it overwrote, and no written_run): the user's entry comes back.
+        previous = _previous_entry(c, rec) if rec is not None else None
+        if rec is not None and (rec.entry == "changed" or previous is not None):
+            if (rec.written_run and rec.written_run != cl.run_digest(current)) or previous is None:
+                why = ("changed since install" if previous is not None else
+                       "the backup holding your entry as it was is gone")
+                plan.unchanged.append(("clients", str(path), f"{where} (yours, repointed by "
+                                       f"install; {why}: left as it is)"))
+                _plan_drop_backups(ctx, plan, c, path, rec)
+                forget()
+                return
+            new = c.set(text, previous, replace=True)[0].encode("utf-8")
+            what = f"{where} put back as it was before install{_backup_note(rec)}"
+        else:
+            new = c.remove(text, rec.created_container if rec else False).encode("utf-8")
+            what = f"{where} removed{_backup_note(rec)}"
     except (ValueError, UnicodeDecodeError) as e:
         plan.problems.append(f"{c.name}: {path} cannot be parsed ({e}); left untouched. Remove "
                              f"{c.container}.{cl.SERVER_NAME} by hand.")
         return
 
-    step = Step("clients", "write", str(path), f"{where} removed{_backup_note(rec)}", lambda: None)
+    step = Step("clients", "write", str(path), what, lambda: None)
 
     def run() -> None:
         # Someone changed the file since install, so the edit is ours to check: one backup of
@@ -232,6 +266,15 @@ def _plan_remove_client(ctx: Context, plan: Plan, c: cl.Client, path: Path,
 
     step.run = run
     plan.steps.append(step)
+
+
+def _previous_entry(c: cl.Client, rec: ClientRecord) -> Any:
+    """The user's entry as it was before install changed it, from install's first backup."""
+    try:
+        data = Path(rec.baseline).read_bytes() if rec.baseline else None
+        return None if data is None else c.get(data.decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
 
 
 def _plan_drop_backups(ctx: Context, plan: Plan, c: cl.Client, path: Path,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -33,11 +34,23 @@ class RegistryRecord(BaseModel):
     previous: str | None = None
 
 
+EntryAction = Literal["added", "changed", "kept"]
+
+
 class ClientRecord(BaseModel):
-    """Our entry in an MCP client's config file."""
+    """Our entry in an MCP client's config file.
+
+    `entry` says what install did to it: "added" (there was none: uninstall removes it),
+    "changed" (the user's entry was there and install repointed its stale command: uninstall
+    puts the entry from `baseline` back), "kept" (the user's entry was there and install left
+    it: uninstall leaves it too). `written_run` names what the entry ran when install wrote it
+    (`clients.run_digest`): an entry that runs something else since is the user's again.
+    """
 
     client: str
     path: str
+    entry: EntryAction = "added"
+    written_run: str = ""
     created_file: bool = False
     created_container: bool = False
     created_dirs: list[str] = Field(default_factory=list)
@@ -62,6 +75,9 @@ class InstallState(BaseModel):
     registry: list[RegistryRecord] = Field(default_factory=list)
     clients: list[ClientRecord] = Field(default_factory=list)
     extension_ids: list[str] = Field(default_factory=list)
+    # Folders above the data dir that the first install created (deepest first): uninstall
+    # removes them once the data dir has gone.
+    created_dirs: list[str] = Field(default_factory=list)
 
     def empty(self) -> bool:
         return not (self.files or self.registry or self.clients)

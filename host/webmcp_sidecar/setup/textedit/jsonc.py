@@ -329,13 +329,13 @@ EMPTY_DOCUMENT = "{}\n"
 
 
 def set_entry(text: str | None, container: str, name: str, entry: dict[str, Any],
-              keep: tuple[str, ...] = ("env",)) -> tuple[str, bool]:
+              keep: tuple[str, ...] = ("env",), replace: bool = False) -> tuple[str, bool]:
     """Make `root[container][name]` hold `entry`; returns (new text, container was created).
 
     Keys of an existing entry that `entry` does not set are kept, and so are the keys in `keep`
-    when the existing entry already has them (their value there wins over `entry`'s). An
-    already matching entry leaves the text exactly as it was. Empty or blank text is taken as
-    an empty object.
+    when the existing entry already has them (their value there wins over `entry`'s); with
+    `replace` the entry becomes exactly `entry`. An already matching entry leaves the text
+    exactly as it was. Empty or blank text is taken as an empty object.
     """
     if text is None or not text.strip():
         text = EMPTY_DOCUMENT
@@ -354,7 +354,8 @@ def set_entry(text: str | None, container: str, name: str, entry: dict[str, Any]
     current = mine.value.value
     if not isinstance(current, dict):
         return replace_value(text, mine, entry, style), False
-    wanted = {**current, **{k: v for k, v in entry.items() if not (k in keep and k in current)}}
+    wanted = entry if replace else {
+        **current, **{k: v for k, v in entry.items() if not (k in keep and k in current)}}
     if wanted == current:
         return text, False
     return replace_value(text, mine, wanted, style), False

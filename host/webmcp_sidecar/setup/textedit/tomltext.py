@@ -118,15 +118,17 @@ def get_entry(text: str, container: str, name: str) -> Any:
     return box.get(name) if isinstance(box, dict) else None
 
 
-def set_entry(text: str | None, container: str, name: str, entry: dict[str, Any]) -> str:
-    """`text` with `[container.name]` holding the keys of `entry` (other keys there are kept).
-
-    An entry that already matches leaves the text exactly as it was.
+def set_entry(text: str | None, container: str, name: str, entry: dict[str, Any],
+              replace: bool = False) -> str:
+    """`text` with `[container.name]` holding the keys of `entry` (other keys there are kept,
+    unless `replace`). Keys whose value is already right keep their text (a sub-table stays a
+    sub-table); an entry that already matches leaves the text exactly as it was.
     """
     text = text or ""
     before = loads(text)
     current = get_entry(text, container, name)
-    if isinstance(current, dict) and all(current.get(k) == v for k, v in entry.items()):
+    if isinstance(current, dict) and (current == entry if replace else all(
+            current.get(k) == v for k, v in entry.items())):
         return text
     doc = _document(text)
     nl = _newline(text)
@@ -141,9 +143,12 @@ def set_entry(text: str | None, container: str, name: str, entry: dict[str, Any]
         new = text + _appended_table(text, container, name, entry, nl)
     elif _own_table(mine):
         tail = _detach_tail(mine)
+        for k in [k for k in mine if replace and k not in entry]:
+            del mine[k]
         for k, v in entry.items():
             if k in mine:
-                mine[k] = _item(v)  # tomlkit keeps the old value's comment and line ending
+                if mine[k].unwrap() != v:
+                    mine[k] = _item(v)  # tomlkit keeps the old value's comment and line ending
             else:
                 item = _item(v)
                 item.trivia.trail = nl
@@ -155,7 +160,7 @@ def set_entry(text: str | None, container: str, name: str, entry: dict[str, Any]
         raise TomlError(
             f"{container}.{name} is defined in a form we do not edit (not a "
             f"[{container}.{name}] table); edit it by hand")
-    _check(new, before, container, name, entry)
+    _check(new, before, container, name, entry, replace)
     return new
 
 
@@ -212,13 +217,14 @@ def _keep_ending(new: str, old: str) -> str:
 
 
 def _check(new: str, before: dict[str, Any], container: str, name: str,
-           entry: dict[str, Any]) -> None:
+           entry: dict[str, Any], replace: bool = False) -> None:
     try:
         after = tomllib.loads(new)
     except tomllib.TOMLDecodeError as e:
         raise TomlError(f"our edit would not parse ({e}); edit the file by hand") from None
     mine = get_entry(new, container, name)
-    if not isinstance(mine, dict) or any(mine.get(k) != v for k, v in entry.items()):
+    if not isinstance(mine, dict) or any(mine.get(k) != v for k, v in entry.items()) or (
+            replace and mine != entry):
         raise TomlError(f"could not place [{container}.{name}] safely; edit it by hand")
     if _without(after, container, name) != _without(before, container, name):
         raise TomlError("our edit would change other settings; edit the file by hand")
