@@ -36,3 +36,10 @@ if [ ! -f "$npm_stamp" ]; then
   npm ci --no-audit --no-fund --loglevel=error
   touch "$npm_stamp"
 fi
+# Cline's CLI (tests/clients): its package names platform packages this registry does not have,
+# which a lock file cannot record (npm ci refuses the lock), so it goes in beside the locked
+# tree, at its pinned version.
+CLINE_VERSION=3.0.65
+if [ ! -x node_modules/.bin/cline ]; then
+  npm install --no-save --no-audit --no-fund --loglevel=error "cline@$CLINE_VERSION"
+fi
