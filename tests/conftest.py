@@ -48,6 +48,7 @@ PROC_UNIT_MODULES = frozenset({
 })
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         parts = item.path.relative_to(ROOT / "tests").parts
@@ -57,6 +58,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker("proc")
         if item.path.stem == "test_bundle_e2e":
             item.add_marker("bundle")
+        # With pytest-xdist (scripts/test.sh: --dist loadgroup) a module's tests stay on one
+        # worker (they share its browsers), and the tests that build the bundle on one (it is
+        # built once per worker process).
+        group = "bundle" if item.get_closest_marker("bundle") else str(item.path.relative_to(ROOT))
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)
