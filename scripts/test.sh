@@ -13,6 +13,6 @@ node_modules/.bin/tsc -p extension/background/tsconfig.json
 .venv/bin/mypy
 node --test tests/js/
 status=0
-.venv/bin/python -m pytest --durations=30 "$@" || status=$?
+.venv/bin/python -m pytest -n 2 --dist loadfile --durations=30 "$@" || status=$?
 echo "test.sh: the suite took $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s after setup"
 exit "$status"

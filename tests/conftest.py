@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -16,15 +17,27 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="session")
 def bundle() -> Path:
+    """The PyInstaller bundle's executable, built once per test run: pytest-xdist's workers
+    (scripts/test.sh) take turns on a lock and the first one's build serves the others."""
     given = os.environ.get("WEBMCP_SIDECAR_BUNDLE")
     if given:
         return Path(given)
-    out = subprocess.run([str(ROOT / "installers/build.sh")], capture_output=True, text=True,
-                         timeout=900)
-    assert out.returncode == 0, out.stderr[-4000:]
-    exe = Path(out.stdout.strip().splitlines()[-1])
-    assert exe.is_file() and os.access(exe, os.X_OK)
-    return exe
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", f"solo-{os.getpid()}")
+    record = ROOT / "build" / "bundle-built-by"
+    record.parent.mkdir(exist_ok=True)
+    with open(ROOT / "build" / "bundle.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if record.is_file():
+            built_for, exe_path = record.read_text().split("\n", 1)
+            if built_for == run and Path(exe_path).is_file():
+                return Path(exe_path)
+        out = subprocess.run([str(ROOT / "installers/build.sh")], capture_output=True, text=True,
+                             timeout=900)
+        assert out.returncode == 0, out.stderr[-4000:]
+        exe = Path(out.stdout.strip().splitlines()[-1])
+        assert exe.is_file() and os.access(exe, os.X_OK)
+        record.write_text(f"{run}\n{exe}")
+        return exe
 
 
 @pytest.fixture(scope="session")
@@ -48,7 +61,6 @@ PROC_UNIT_MODULES = frozenset({
 })
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         parts = item.path.relative_to(ROOT / "tests").parts
@@ -58,11 +70,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker("proc")
         if item.path.stem == "test_bundle_e2e":
             item.add_marker("bundle")
-        # With pytest-xdist (scripts/test.sh: --dist loadgroup) a module's tests stay on one
-        # worker (they share its browsers), and the tests that build the bundle on one (it is
-        # built once per worker process).
-        group = "bundle" if item.get_closest_marker("bundle") else str(item.path.relative_to(ROOT))
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)
