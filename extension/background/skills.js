@@ -36,10 +36,15 @@ export class Skills {
    *   focus: import('./tab-focus.js').TabFocus,
    *   send: (msg: any) => boolean,
    *   changed: () => void,
+   *   settled?: () => void,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
-   * }} opts changed: the registry has changed (site-updates.js schedules a diff)
+   * }} opts changed: the registry has changed (site-updates.js schedules a diff); settled: a
+   *   tab's look has ended (calls waiting for its tools look again: tool-waits.js)
    */
-  constructor({ chrome, registry, loads, debuggers, focus, send, changed, log }) {
+  constructor({ chrome, registry, loads, debuggers, focus, send, changed, settled, log }) {
+    this.settled = settled ?? (() => {});
+    /** @type {Set<number>} tabs whose skills are being looked at */
+    this._looking = new Set();
     this.chrome = chrome;
     this.registry = registry;
     this.loads = loads;
@@ -64,6 +69,7 @@ export class Skills {
     chrome.tabs.onRemoved.addListener((tabId) => {
       this.tabs.delete(tabId);
       this._latest.delete(tabId);
+      this._looking.delete(tabId);
     });
   }
 
@@ -82,6 +88,11 @@ export class Skills {
     return this.tabs.get(tabId)?.status ?? [];
   }
 
+  /** Whether the tab's skills are being looked at (a look running, or a health check to retry). @param {number} tabId */
+  looking(tabId) {
+    return this._looking.has(tabId);
+  }
+
   /**
    * Matches the tab's URL against the skills, checks the matching ones' health in its page and
    * puts the tools of the healthy ones into the registry (a skill of higher priority first; a
@@ -89,11 +100,29 @@ export class Skills {
    * @param {number} tabId @param {chrome.tabs.Tab} [known] @param {number} [attempt]
    */
   async evaluate(tabId, known, attempt = 0) {
+    const gen = ++this._gen;
+    this._latest.set(tabId, gen);
+    this._looking.add(tabId);
+    let retrying = false;
+    try {
+      retrying = await this._look(tabId, known, attempt, gen);
+    } finally {
+      // The newest look ends the tab's looking, unless it will look again (a failed health check).
+      if (this._latest.get(tabId) === gen && !retrying) {
+        this._looking.delete(tabId);
+        this.settled();
+      }
+    }
+  }
+
+  /**
+   * One look at the tab (evaluate). @param {number} tabId @param {chrome.tabs.Tab|undefined} known
+   * @param {number} attempt @param {number} gen @returns {Promise<boolean>} whether a retry is due
+   */
+  async _look(tabId, known, attempt, gen) {
     const tab = known?.url ? known : await this.chrome.tabs.get(tabId).catch(() => null);
     const url = tab?.url ?? '';
     const site = siteOf(url);
-    const gen = ++this._gen;
-    this._latest.set(tabId, gen);
     const matching = site ? skillsForUrl(this.list, url) : [];
     const prev = this.tabs.get(tabId);
     if (!matching.length) {
@@ -101,14 +130,15 @@ export class Skills {
         this.tabs.delete(tabId);
         this._publish(tabId, url, tab?.windowId, []);
       }
-      return;
+      return false;
     }
+    const mark = this.loads.mark(tabId);
     /** @type {TabSkills} */
     const entry = { url, gen, defs: new Map(), status: [] };
     let unhealthy = false;
     for (const skill of matching) {
       const health = await this._health(tabId, skill);
-      if (this._latest.get(tabId) !== gen) return; // a newer look at this tab began meanwhile
+      if (this._latest.get(tabId) !== gen) return false; // a newer look at this tab began meanwhile
       const names = [];
       if (health.healthy) {
         for (const tool of skill.tools) {
@@ -122,14 +152,24 @@ export class Skills {
       entry.status.push({ skill: skill.name, matched: true, healthy: health.healthy, ...(health.reason ? { reason: health.reason } : {}), tools: names });
     }
     const now = await this.chrome.tabs.get(tabId).catch(() => null);
-    if (!now || now.url !== url || this._latest.get(tabId) !== gen) return; // the tab moved on: its own load brings a new look
+    if (!now || now.url !== url || this._latest.get(tabId) !== gen) return false; // the tab moved on: its own load brings a new look
+    // A load began while we looked (even of the same URL): what the health check saw, or could
+    // not see, was the page going away. Its load's own look decides; the tools stay till then.
+    const load = this.loads.get(tabId);
+    if (load.starts !== mark.starts || load.loading) return false;
     this.tabs.set(tabId, entry);
     this._publish(tabId, url, now.windowId, [...entry.defs.values()].map(({ skill, tool }) => toolDef(skill, tool)));
     if (unhealthy && attempt < HEALTH_RETRIES_MS.length) {
       setTimeout(() => {
         if (this.tabs.get(tabId) === entry) void this.evaluate(tabId, undefined, attempt + 1);
+        else if (this._latest.get(tabId) === gen) {
+          this._looking.delete(tabId);
+          this.settled();
+        }
       }, HEALTH_RETRIES_MS[attempt]);
+      return true;
     }
+    return false;
   }
 
   /** @param {number} tabId @param {any} skill @returns {Promise<{healthy: boolean, reason?: string}>} */
