@@ -1,7 +1,9 @@
 // A call that comes while its site's tab is loading a new page (the previous call's last step
 // navigated) waits, bounded, for the site's tools instead of failing with "no tool named …";
-// on a tab at rest a missing tool is answered at once; and a skills look that a new load cuts
-// short does not take the skill's tools away (background/tool-waits.js, skills.js).
+// on a tab at rest a missing tool is answered at once; a skills look that a new load cuts short
+// does not take the skill's tools away; and a skill healthy on the tab's last page keeps its
+// tools while its health is checked again, a call to one running on the verdict
+// (background/tool-waits.js, skills.js).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -146,4 +148,60 @@ test('a health check that a new load cuts short leaves the skill tools in place 
   healthy();
   await until(() => !w.worker.skills.looking(1), 'the look ends');
   assert.deepEqual(w.worker.registry.siteTools('a.com').map((x) => x.name), ['go']);
+});
+
+test('a skill healthy on the last page keeps its tools while the next page is checked again; a call runs on the verdict', async (t) => {
+  const w = startWorker(t);
+  const { load, loaded } = tab1(w, 'http://a.com/one');
+  const checks = [];
+  w.chrome.scripting = { executeScript: () => new Promise((resolve) => checks.push(resolve)) };
+  const answer = (healthy) => checks.shift()([{ frameId: 0, result: healthy ? { healthy: true } : { healthy: false, missing: ['#ok'] } }]);
+  w.host({ type: 'skills', skills: [SKILL] });
+  await until(() => checks.length, 'a health check');
+  answer(true);
+  await until(() => w.worker.registry.siteTools('a.com').length, 'the skill tools');
+
+  load('http://a.com/two');
+  loaded();
+  await until(() => checks.length, 'the check of the new page');
+  answer(false); // not rendered yet: checked again in 0.7 s
+  await tick();
+  assert.deepEqual(w.worker.registry.siteTools('a.com').map((x) => x.name), ['go'], 'the tools stay meanwhile');
+  assert.equal(w.worker.skills.looking(1), true);
+  w.call('s1', 'a.com', 'go');
+  await tick();
+  const navigations = () => w.calls.tabsUpdate.filter(([, props]) => props.url);
+  assert.deepEqual(navigations(), [], 'the call waits for the verdict');
+  await until(() => checks.length, 'the second check');
+  answer(true);
+  await until(() => navigations().length, 'the call runs');
+  assert.deepEqual(navigations(), [[1, { url: 'http://a.com/next' }]]);
+  load('http://a.com/next');
+  loaded();
+  const res = await until(() => w.fromHost().find((m) => m.type === 'result'), 'the result');
+  assert.equal(res.ok, true, JSON.stringify(res));
+});
+
+test('a skill that fails every check on the new page loses its tools; a call says why', async (t) => {
+  const w = startWorker(t);
+  const { load, loaded } = tab1(w, 'http://a.com/one');
+  const checks = [];
+  w.chrome.scripting = { executeScript: () => new Promise((resolve) => checks.push(resolve)) };
+  const answer = (healthy) => checks.shift()([{ frameId: 0, result: healthy ? { healthy: true } : { healthy: false, missing: ['#ok'] } }]);
+  w.host({ type: 'skills', skills: [SKILL] });
+  await until(() => checks.length, 'a health check');
+  answer(true);
+  await until(() => w.worker.registry.siteTools('a.com').length, 'the skill tools');
+  load('http://a.com/two');
+  loaded();
+  for (let i = 0; i < 3; i++) {
+    await until(() => checks.length, `check ${i + 1}`);
+    if (i === 0) w.call('s2', 'a.com', 'go');
+    answer(false);
+  }
+  const res = await until(() => w.fromHost().find((m) => m.type === 'result'), 'the result');
+  assert.equal(res.error.code, 'not_found');
+  assert.equal(res.error.message, 'a.com has no skill tool named "go" right now: skill demo does not fit this page (missing #ok).');
+  await until(() => !w.worker.registry.siteTools('a.com').length, 'the tools go');
+  assert.equal(w.worker.skills.looking(1), false);
 });
