@@ -14,6 +14,10 @@ import { HostRequests } from './host-requests.js';
 /** How long the host may take to answer (a `tools` may start servers; a call may take 60 s). */
 const ANSWER_WITHIN_MS = 90_000;
 const CHOICES_KEY = 'webmcp.servers.inConversation';
+/** Each server's tools when last listed, so the Inspector shows them before the server starts. */
+const KNOWN_TOOLS_KEY = 'webmcp.servers.lastTools';
+/** What the last known tools may take in localStorage (a server's huge schemas are not kept). */
+const MAX_KNOWN_CHARS = 512 * 1024;
 const MAX_CHOICES = 200;
 /** The choice made before a new conversation has its id. */
 export const NEW_CONVERSATION = '';
@@ -107,6 +111,58 @@ export class Choices {
   }
 }
 
+/** Each server's tools as last listed (localStorage): shown before the server has started. */
+export class KnownTools {
+  /** @param {{getItem: (k: string) => string|null, setItem: (k: string, v: string) => void}|null} storage */
+  constructor(storage) {
+    this.storage = storage;
+    /** @type {Record<string, any[]>} */
+    this.tools = {};
+    try {
+      const raw = JSON.parse(storage?.getItem(KNOWN_TOOLS_KEY) ?? '{}');
+      if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+        for (const [name, list] of Object.entries(raw)) if (Array.isArray(list)) this.tools[name] = list.filter((t) => t && typeof t.name === 'string');
+      }
+    } catch { /* a broken entry: none known */ }
+  }
+
+  /** @param {Record<string, any[]>} tools server -> its tools just listed */
+  remember(tools) {
+    const next = { ...this.tools, ...tools };
+    const text = JSON.stringify(next);
+    if (text.length > MAX_KNOWN_CHARS) return; // too big to keep: listed again when started
+    this.tools = next;
+    try {
+      this.storage?.setItem(KNOWN_TOOLS_KEY, text);
+    } catch { /* storage full or off */ }
+  }
+
+  /** Servers no longer configured are forgotten. @param {string[]} names */
+  keepOnly(names) {
+    const gone = Object.keys(this.tools).filter((n) => !names.includes(n));
+    if (!gone.length) return;
+    for (const n of gone) delete this.tools[n];
+    try {
+      this.storage?.setItem(KNOWN_TOOLS_KEY, JSON.stringify(this.tools));
+    } catch { /* storage full or off */ }
+  }
+}
+
+/**
+ * What the Inspector shows of the servers: each enabled one, with its tools if it runs, else the
+ * tools it had when last listed (`known`), and whether it runs.
+ * @param {any[]|null} servers the host's list @param {Record<string, any[]>} live @param {Record<string, any[]>} known
+ * @returns {{name: string, running: boolean, words: string, tools: any[], stale: boolean}[]}
+ */
+export function inspectorServers(servers, live, known) {
+  return (servers ?? []).filter((s) => s.enabled).map((s) => {
+    const running = s.state === 'running' && Array.isArray(live[s.name]);
+    const disabled = new Set(s.disabled_tools ?? []);
+    const tools = running ? live[s.name] : (known[s.name] ?? []).filter((t) => !disabled.has(t.name));
+    return { name: s.name, running, words: stateWords(s), tools, stale: !running && tools.length > 0 };
+  });
+}
+
 /**
  * What a `panel_chat` carries: the conversation's servers, or nothing (all enabled).
  * @param {Choices} choices @param {string|null} conv @param {any[]|null} servers the host's list
@@ -131,6 +187,7 @@ export class ServersView {
     this.tools = {};
     this.config = '';
     this.choices = new Choices(globalThis.localStorage ?? null);
+    this.known = new KnownTools(globalThis.localStorage ?? null);
     /** @type {Set<() => void>} told when the servers or their tools change (the Inspector) */
     this.listeners = new Set();
     /** Our `panel_servers` requests, by id (host-requests.js). */
@@ -159,9 +216,13 @@ export class ServersView {
     this.visible = false;
   }
 
-  /** A `status` from the worker: the host may just have come. */
+  /**
+   * A `status` from the worker: the host may just have come. The list is asked for at once (the
+   * Inspector shows the configured servers); their tools, which start them, only while this view
+   * is shown.
+   */
   statusChanged() {
-    if (this.servers === null && !this.loading && this.app.status?.connected && this.visible) void this.load(true);
+    if (this.servers === null && !this.loading && this.app.status?.connected) void this.load(this.visible);
   }
 
   /** The list, then (with `withTools`) every enabled server's tools, which starts them. */
@@ -205,8 +266,10 @@ export class ServersView {
     }
     if (msg.tools && typeof msg.tools === 'object') {
       Object.assign(this.tools, msg.tools);
+      this.known.remember(msg.tools);
       changed = true;
     }
+    if (Array.isArray(msg.servers)) this.known.keepOnly(msg.servers.map((s) => s.name));
     if (typeof msg.config === 'string') this.config = msg.config;
     // A server that came up (or changed its tools) since we last listed them: list again.
     if (!msg.id && this.servers?.some((s) => s.enabled && s.state === 'running' && s.tools !== (this.tools[s.name]?.length ?? -1))) {
@@ -222,6 +285,16 @@ export class ServersView {
   /** Tools for the Inspector: server -> its enabled tools (running servers). */
   serverTools() {
     return this.tools;
+  }
+
+  /** The enabled servers for the Inspector: running ones' tools, else their last known ones. */
+  inspectorServers() {
+    return inspectorServers(this.servers, this.tools, this.known.tools);
+  }
+
+  /** The Inspector's "Start": the server starts and its tools are listed (the user asked). @param {string} server */
+  start(server) {
+    return this.request('tools', { server });
   }
 
   /**

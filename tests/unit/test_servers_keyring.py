@@ -108,7 +108,7 @@ def test_secrets_live_in_the_keyring_only(keyring_env, tmp_path):
         env, "-m", "webmcp_sidecar", "servers", "import", "--from", "claude-desktop", "--file", str(desktop)
     )
     outputs.append(r.stdout + r.stderr)
-    assert "1 secrets to the keyring" in r.stdout
+    assert "(1 secret to the keyring)" in r.stdout
     r = run(env, "-m", "webmcp_sidecar", "servers", "list", "--json")
     outputs.append(r.stdout + r.stderr)
     for secret in (SECRET, HEADER_SECRET, IMPORTED):

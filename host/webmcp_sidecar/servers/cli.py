@@ -294,7 +294,8 @@ def _import(config: ServersConfig, args: argparse.Namespace) -> int:
             f.entry.headers[k] = secrets.store(f.name, "header", k, v)
         doc.servers[f.name] = f.entry
         kept = len(f.secrets_env) + len(f.secrets_headers)
-        extra = [x for x in (f.note, f"{kept} secrets to the keyring" if kept else "") if x]
+        moved = f"{kept} secret{'' if kept == 1 else 's'} to the keyring" if kept else ""
+        extra = [x for x in (f.note, moved) if x]
         added.append(f.name + (f" ({'; '.join(extra)})" if extra else ""))
     if not added:
         print(f"Nothing imported from {found.path}.")
