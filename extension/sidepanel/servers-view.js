@@ -10,14 +10,11 @@
 
 import { h } from './dom.js';
 import { HostRequests } from './host-requests.js';
+import { KnownTools } from './known-tools.js';
 
 /** How long the host may take to answer (a `tools` may start servers; a call may take 60 s). */
 const ANSWER_WITHIN_MS = 90_000;
 const CHOICES_KEY = 'webmcp.servers.inConversation';
-/** Each server's tools when last listed, so the Inspector shows them before the server starts. */
-const KNOWN_TOOLS_KEY = 'webmcp.servers.lastTools';
-/** What the last known tools may take in localStorage (a server's huge schemas are not kept). */
-const MAX_KNOWN_CHARS = 512 * 1024;
 const MAX_CHOICES = 200;
 /** The choice made before a new conversation has its id. */
 export const NEW_CONVERSATION = '';
@@ -108,43 +105,6 @@ export class Choices {
     try {
       this.storage?.setItem(CHOICES_KEY, JSON.stringify([...this.map]));
     } catch { /* storage full or off: the choice lasts while the panel is open */ }
-  }
-}
-
-/** Each server's tools as last listed (localStorage): shown before the server has started. */
-export class KnownTools {
-  /** @param {{getItem: (k: string) => string|null, setItem: (k: string, v: string) => void}|null} storage */
-  constructor(storage) {
-    this.storage = storage;
-    /** @type {Record<string, any[]>} */
-    this.tools = {};
-    try {
-      const raw = JSON.parse(storage?.getItem(KNOWN_TOOLS_KEY) ?? '{}');
-      if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
-        for (const [name, list] of Object.entries(raw)) if (Array.isArray(list)) this.tools[name] = list.filter((t) => t && typeof t.name === 'string');
-      }
-    } catch { /* a broken entry: none known */ }
-  }
-
-  /** @param {Record<string, any[]>} tools server -> its tools just listed */
-  remember(tools) {
-    const next = { ...this.tools, ...tools };
-    const text = JSON.stringify(next);
-    if (text.length > MAX_KNOWN_CHARS) return; // too big to keep: listed again when started
-    this.tools = next;
-    try {
-      this.storage?.setItem(KNOWN_TOOLS_KEY, text);
-    } catch { /* storage full or off */ }
-  }
-
-  /** Servers no longer configured are forgotten. @param {string[]} names */
-  keepOnly(names) {
-    const gone = Object.keys(this.tools).filter((n) => !names.includes(n));
-    if (!gone.length) return;
-    for (const n of gone) delete this.tools[n];
-    try {
-      this.storage?.setItem(KNOWN_TOOLS_KEY, JSON.stringify(this.tools));
-    } catch { /* storage full or off */ }
   }
 }
 

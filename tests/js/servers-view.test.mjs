@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-const { serverRows, stateWords, progressText, Choices, chatServers, NEW_CONVERSATION, KnownTools, inspectorServers } = await import('../../extension/sidepanel/servers-view.js');
+const { serverRows, stateWords, progressText, Choices, chatServers, NEW_CONVERSATION, inspectorServers } = await import('../../extension/sidepanel/servers-view.js');
+const { KnownTools } = await import('../../extension/sidepanel/known-tools.js');
 const { whereOf } = await import('../../extension/sidepanel/log-view.js');
 
 const SERVERS = [
