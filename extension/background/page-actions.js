@@ -5,7 +5,7 @@ import { formatSnapshot, DEFAULT_MAX_CHARS } from '../lib/snapshot.js';
 import { cleanText, DEFAULT_PAGE_CHARS, textPage } from '../lib/page-text.js';
 import { keyEvents, parseKey } from '../lib/keys.js';
 import { checkScriptable, inPage, ToolError } from './page-calls.js';
-import { noteChecked, noteTarget } from './skill-recorder.js';
+import { noteChecked, noteRows, noteTarget } from './skill-recorder.js';
 import { BROWSER_TOOLS } from '../lib/protocol.js';
 
 const NAV_WAIT_MS = 30_000;
@@ -328,7 +328,7 @@ export const PAGE_TOOLS = {
       if (!Number.isInteger(pageNo)) throw new ToolError('invalid_args', '`page` is a whole number, 1 for the first page.');
       const size = numArg(ctx, 'max_chars', { def: DEFAULT_PAGE_CHARS });
       const ref = refArg(ctx, 'ref', false);
-      const [r] = await Promise.all([inPage(tab.id, 'text', { ref }), noteTarget(ctx, tab.id, ref)]);
+      const [r] = await Promise.all([inPage(tab.id, 'text', { ref }), ref ? noteTarget(ctx, tab.id, ref) : noteRows(ctx, tab.id)]);
       const text = cleanText(r.text);
       const p = textPage(text, pageNo, Math.floor(size));
       if ('error' in p) throw new ToolError('invalid_args', p.error);

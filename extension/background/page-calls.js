@@ -18,7 +18,7 @@ export function checkScriptable(tab) {
 }
 
 /** The page agent's files, in order (page/agent/roles.js explains how they fit together). */
-export const AGENT_FILES = ['roles', 'refs', 'snapshot', 'act', 'read', 'selectors', 'skill-steps', 'skill-ops', 'run'].map((f) => `page/agent/${f}.js`);
+export const AGENT_FILES = ['roles', 'refs', 'snapshot', 'act', 'read', 'selectors', 'rows', 'skill-steps', 'skill-ops', 'run'].map((f) => `page/agent/${f}.js`);
 
 /**
  * Runs in the page (the extension's isolated world): one op of the agent, if this document has

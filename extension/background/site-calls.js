@@ -44,11 +44,14 @@ export class SiteCalls {
    *   skills?: {run: (msg: any, route: any) => void, cancel: (id: string) => boolean},
    *   loads?: () => import('./tab-loads.js').TabLoads|undefined,
    *   readPage?: (tabId: number) => Promise<{url?: string, title?: string, text?: string}>,
+   *   waits?: import('./tool-waits.js').ToolWaits,
    * }} opts send: to the host (routes.js's toHost); skills: runs the calls of skill tools;
    *   loads: the tabs' page loads (browser-tools.js), to follow a form to the next document;
-   *   readPage: a document's text (the page agent's `text` op)
+   *   readPage: a document's text (the page agent's `text` op); waits: where a call for a
+   *   tool its site's settling tab has not offered (yet) waits for it
    */
-  constructor({ chrome, registry, frames, focus, send, log, skills, loads, readPage }) {
+  constructor({ chrome, registry, frames, focus, send, log, skills, loads, readPage, waits }) {
+    this.waits = waits ?? null;
     this.loads = loads ?? (() => undefined);
     this.readPage = readPage ?? ((tabId) => inPage(tabId, 'text'));
     this.skills = skills ?? null;
@@ -78,8 +81,30 @@ export class SiteCalls {
   /** A checked `call` (lib/messages.js), from the host or the Inspector. @param {import('../lib/protocol.js').CallMsg} msg */
   call(msg) {
     const { id } = msg;
-    if (this.pending.has(id)) return this.log('warning', `ignored a second call with id ${id} while the first runs`);
+    if (this.pending.has(id) || this.waits?.waiting.has(id)) return this.log('warning', `ignored a second call with id ${id} while the first runs`);
     const route = this.registry.route(msg.site, msg.tool);
+    const waits = this.waits;
+    if ('reason' in route && route.reason === 'not_found' && waits?.shouldWait(msg.site)) {
+      // The site's tab is still arriving (a page loading, its skills being checked): the tool
+      // may be back in a moment. The wait counts against the call's own timeout.
+      const t0 = Date.now();
+      void waits.wait(id, msg.site, msg.tool, msg.timeout_ms).then((later) => {
+        if (later === null) return; // cancelled (answered by cancel()) or dropped
+        const left = Math.max(1, msg.timeout_ms - (Date.now() - t0));
+        this.dispatch({ ...msg, timeout_ms: left }, later);
+      });
+      return;
+    }
+    this.dispatch(msg, route);
+  }
+
+  /**
+   * Runs a call where the registry routed it, or answers why it could not.
+   * @param {import('../lib/protocol.js').CallMsg} msg
+   * @param {import('../lib/registry.js').Route|import('../lib/registry.js').NoRoute} route
+   */
+  dispatch(msg, route) {
+    const { id } = msg;
     if ('reason' in route) {
       const message = route.reason === 'no_tab'
         ? noTabMessage(msg.site)
@@ -125,6 +150,7 @@ export class SiteCalls {
 
   /** Forwards the cancel; the page answers `cancelled`, or we do after a short grace. @param {string} id */
   cancel(id) {
+    if (this.waits?.cancel(id)) return void this.send(errorResult(id, 'cancelled', CANCELLED_MESSAGE));
     const call = this.pending.get(id);
     if (!call) return void this.skills?.cancel(id); // a skill's call, or already answered
     postToFrame(call.port, { type: 'cancel', id }, call.lane);
@@ -284,6 +310,7 @@ export class SiteCalls {
 
   /** The host is gone: nobody can take these results any more, so stop the work in the pages. */
   dropAll() {
+    this.waits?.dropAll();
     for (const [id, call] of this.pending) {
       clearTimeout(call.timer);
       postToFrame(call.port, { type: 'cancel', id }, call.lane);
@@ -293,6 +320,7 @@ export class SiteCalls {
 
   /** Clears the timers (tests drop a worker this way). */
   stop() {
+    this.waits?.dropAll();
     for (const call of this.pending.values()) clearTimeout(call.timer);
   }
 }

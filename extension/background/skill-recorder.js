@@ -18,7 +18,7 @@ const CHECKABLE = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'm
  * What a running call learns for its record (CallCtx.rec): set as the call finds its tab and
  * its element.
  * @typedef {{tabId: number|null, url: string, target?: import('../lib/skills/draft.js').Target|null,
- *   selectorMs?: number}} CallRecord
+ *   rows?: import('../lib/skills/draft.js').Rows, selectorMs?: number}} CallRecord
  * @typedef {import('../lib/skills/draft.js').RecordedCall & {n: number, selectorMs?: number}} Recorded
  */
 
@@ -43,6 +43,24 @@ export async function noteTarget(ctx, tabId, ref) {
     if (e instanceof ToolError && e.code === 'invalid_args') ctx.rec.target = null; // a shadow tree: no selector reaches it
   } finally {
     ctx.rec.selectorMs = Math.round((performance.now() - t0) * 10) / 10;
+  }
+}
+
+/**
+ * A read of the whole page: its main repeated element (page agent op `rows`: a table's rows, a
+ * list of results), so a draft extracts those rather than the page's text. Never fails the call.
+ * @param {{rec: CallRecord}} ctx @param {number} tabId
+ */
+export async function noteRows(ctx, tabId) {
+  try {
+    const r = await inPage(tabId, 'rows');
+    if (typeof r?.list !== 'string' || !r.list) return;
+    const fields = r.fields && typeof r.fields === 'object' ? Object.fromEntries(Object.entries(r.fields).slice(0, 16)
+      .filter(([k, f]) => typeof k === 'string' && typeof f?.selector === 'string')
+      .map(([k, f]) => [k.slice(0, 64), { selector: String(f.selector).slice(0, 256) }])) : null;
+    ctx.rec.rows = { list: r.list.slice(0, 1024), ...(fields && Object.keys(fields).length ? { fields } : {}) };
+  } catch {
+    // the page went away, or cannot be scripted: the draft reads the page's text
   }
 }
 
@@ -114,6 +132,7 @@ export class SkillRecorder {
     const call = {
       n: ++s.n, tool, args: keptArgs(args), ok, tabId: rec.tabId, url: rec.url, urlAfter: rec.urlAfter ?? '',
       ...(rec.target !== undefined ? { target: rec.target } : {}),
+      ...(rec.rows ? { rows: rec.rows } : {}),
       ...(rec.selectorMs !== undefined ? { selectorMs: rec.selectorMs } : {}),
     };
     s.calls.push(call);

@@ -1,12 +1,13 @@
 // Skills in the worker (docs/SKILLS.md): the host's list of enabled skills, matched against each
 // tab's URL once its page has loaded, health-checked in the page, and their tools put into the
 // registry as the tab's `skill` tools; and the calls to those tools, run step by step
-// (lib/skills/runner.js) with the page agent, the debugger and the tab's loads as its hands.
+// (lib/skills/runner.js) with the page agent, the debugger and the tab's loads as its hands
+// (skill-io.js).
 
 import { errorResult, frameResultToHost } from '../lib/messages.js';
-import { keyEvents, parseKey } from '../lib/keys.js';
 import { matchesUrl, skillsForUrl } from '../lib/skills/match.js';
 import { runSkillTool, StepError } from '../lib/skills/runner.js';
+import { skillIo } from './skill-io.js';
 import { siteOf } from '../lib/site.js';
 import { inPage } from './page-calls.js';
 
@@ -14,10 +15,8 @@ import { inPage } from './page-calls.js';
 const HEALTH_RETRIES_MS = [700, 2_500];
 /** Skills the host may send at most (its store caps what it keeps; this caps what we hold). */
 const MAX_SKILLS = 1_000;
-/** Steps that only look at the page: run again in the new document if one came mid-step. */
-const LOOKS = new Set(['wait_for', 'extract', 'scroll']);
-/** How long a navigation a step started may take to load. */
-const NAV_TIMEOUT_MS = 30_000;
+/** A call to a tab whose skills are being checked waits this long at most for the verdict. */
+const LOOK_WAIT_MS = 10_000;
 
 /**
  * @typedef {{name: string, skill: string, title?: string, description: string, inputSchema?: object,
@@ -36,10 +35,17 @@ export class Skills {
    *   focus: import('./tab-focus.js').TabFocus,
    *   send: (msg: any) => boolean,
    *   changed: () => void,
+   *   settled?: () => void,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
-   * }} opts changed: the registry has changed (site-updates.js schedules a diff)
+   * }} opts changed: the registry has changed (site-updates.js schedules a diff); settled: a
+   *   tab's look has ended (calls waiting for its tools look again: tool-waits.js)
    */
-  constructor({ chrome, registry, loads, debuggers, focus, send, changed, log }) {
+  constructor({ chrome, registry, loads, debuggers, focus, send, changed, settled, log }) {
+    this.settled = settled ?? (() => {});
+    /** @type {Set<number>} tabs whose skills are being looked at */
+    this._looking = new Set();
+    /** @type {Set<() => void>} calls waiting for a look to end */
+    this._lookWaiters = new Set();
     this.chrome = chrome;
     this.registry = registry;
     this.loads = loads;
@@ -52,7 +58,7 @@ export class Skills {
     this.list = [];
     /** @type {Map<number, TabSkills>} */
     this.tabs = new Map();
-    /** @type {Map<string, {ac: AbortController, timer: ReturnType<typeof setTimeout>, tabId: number}>} */
+    /** @type {Map<string, {ac: AbortController, timer?: ReturnType<typeof setTimeout>, tabId: number}>} */
     this.pending = new Map();
     this._gen = 0;
     /** @type {Map<number, number>} the newest look at each tab (an older one gives way) */
@@ -64,6 +70,7 @@ export class Skills {
     chrome.tabs.onRemoved.addListener((tabId) => {
       this.tabs.delete(tabId);
       this._latest.delete(tabId);
+      this._lookEnded(tabId);
     });
   }
 
@@ -82,6 +89,11 @@ export class Skills {
     return this.tabs.get(tabId)?.status ?? [];
   }
 
+  /** Whether the tab's skills are being looked at (a look running, or a health check to retry). @param {number} tabId */
+  looking(tabId) {
+    return this._looking.has(tabId);
+  }
+
   /**
    * Matches the tab's URL against the skills, checks the matching ones' health in its page and
    * puts the tools of the healthy ones into the registry (a skill of higher priority first; a
@@ -89,11 +101,53 @@ export class Skills {
    * @param {number} tabId @param {chrome.tabs.Tab} [known] @param {number} [attempt]
    */
   async evaluate(tabId, known, attempt = 0) {
+    const gen = ++this._gen;
+    this._latest.set(tabId, gen);
+    this._looking.add(tabId);
+    let retrying = false;
+    try {
+      retrying = await this._look(tabId, known, attempt, gen);
+    } finally {
+      // The newest look ends the tab's looking, unless it will look again (a failed health check).
+      if (this._latest.get(tabId) === gen && !retrying) this._lookEnded(tabId);
+    }
+  }
+
+  /** The tab's looking is over: calls waiting for its verdict go on. @param {number} tabId */
+  _lookEnded(tabId) {
+    this._looking.delete(tabId);
+    for (const fn of [...this._lookWaiters]) fn();
+    this.settled();
+  }
+
+  /**
+   * Until the tab's skills have been looked at (no look running or due), or `ms` has passed.
+   * @param {number} tabId @param {number} ms
+   */
+  _lookDone(tabId, ms) {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this._lookWaiters.delete(check);
+        resolve(undefined);
+      };
+      const check = () => {
+        if (!this._looking.has(tabId)) done();
+      };
+      const timer = setTimeout(done, ms);
+      this._lookWaiters.add(check);
+      check();
+    });
+  }
+
+  /**
+   * One look at the tab (evaluate). @param {number} tabId @param {chrome.tabs.Tab|undefined} known
+   * @param {number} attempt @param {number} gen @returns {Promise<boolean>} whether a retry is due
+   */
+  async _look(tabId, known, attempt, gen) {
     const tab = known?.url ? known : await this.chrome.tabs.get(tabId).catch(() => null);
     const url = tab?.url ?? '';
     const site = siteOf(url);
-    const gen = ++this._gen;
-    this._latest.set(tabId, gen);
     const matching = site ? skillsForUrl(this.list, url) : [];
     const prev = this.tabs.get(tabId);
     if (!matching.length) {
@@ -101,14 +155,15 @@ export class Skills {
         this.tabs.delete(tabId);
         this._publish(tabId, url, tab?.windowId, []);
       }
-      return;
+      return false;
     }
+    const mark = this.loads.mark(tabId);
     /** @type {TabSkills} */
     const entry = { url, gen, defs: new Map(), status: [] };
     let unhealthy = false;
     for (const skill of matching) {
       const health = await this._health(tabId, skill);
-      if (this._latest.get(tabId) !== gen) return; // a newer look at this tab began meanwhile
+      if (this._latest.get(tabId) !== gen) return false; // a newer look at this tab began meanwhile
       const names = [];
       if (health.healthy) {
         for (const tool of skill.tools) {
@@ -118,18 +173,33 @@ export class Skills {
         }
       } else {
         unhealthy = true;
+        // Healthy on this tab's last page and about to be checked again (pages render late):
+        // its tools stay meanwhile, so they do not vanish from clients between two pages; a
+        // call to one waits for the verdict (run()).
+        if (attempt < HEALTH_RETRIES_MS.length) {
+          for (const [name, def] of prev?.defs ?? []) {
+            if (def.skill.name === skill.name && !entry.defs.has(name)) entry.defs.set(name, def);
+          }
+        }
       }
       entry.status.push({ skill: skill.name, matched: true, healthy: health.healthy, ...(health.reason ? { reason: health.reason } : {}), tools: names });
     }
     const now = await this.chrome.tabs.get(tabId).catch(() => null);
-    if (!now || now.url !== url || this._latest.get(tabId) !== gen) return; // the tab moved on: its own load brings a new look
+    if (!now || now.url !== url || this._latest.get(tabId) !== gen) return false; // the tab moved on: its own load brings a new look
+    // A load began while we looked (even of the same URL): what the health check saw, or could
+    // not see, was the page going away. Its load's own look decides; the tools stay till then.
+    const load = this.loads.get(tabId);
+    if (load.starts !== mark.starts || load.loading) return false;
     this.tabs.set(tabId, entry);
     this._publish(tabId, url, now.windowId, [...entry.defs.values()].map(({ skill, tool }) => toolDef(skill, tool)));
     if (unhealthy && attempt < HEALTH_RETRIES_MS.length) {
       setTimeout(() => {
         if (this.tabs.get(tabId) === entry) void this.evaluate(tabId, undefined, attempt + 1);
+        else if (this._latest.get(tabId) === gen) this._lookEnded(tabId);
       }, HEALTH_RETRIES_MS[attempt]);
+      return true;
     }
+    return false;
   }
 
   /** @param {number} tabId @param {any} skill @returns {Promise<{healthy: boolean, reason?: string}>} */
@@ -174,7 +244,7 @@ export class Skills {
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), timeoutMs);
     try {
-      const value = await runSkillTool(tool, args, this._io(tabId, ac.signal), { site, pageUrl: url, signal: ac.signal });
+      const value = await runSkillTool(tool, args, skillIo(tabId, ac.signal, this), { site, pageUrl: url, signal: ac.signal });
       return { ...out, ok: true, value: value ?? null };
     } catch (e) {
       return { ...out, ok: false, error: { code: String(e?.code ?? 'page_error'), message: String(e?.message ?? e).slice(0, 4000) } };
@@ -193,8 +263,28 @@ export class Skills {
   run(msg, route) {
     const { id } = msg;
     const { tabId } = route;
+    if (!this._looking.has(tabId)) return this._start(msg, route);
+    // The tab's page is being checked (it has just loaded): run on its verdict. The wait counts
+    // against the call's timeout; a cancel meanwhile answers at once.
+    const t0 = Date.now();
+    const ac = new AbortController();
+    this.pending.set(id, { ac, tabId });
+    void this._lookDone(tabId, Math.min(msg.timeout_ms, LOOK_WAIT_MS)).then(() => {
+      if (this.pending.get(id)?.ac !== ac) return; // cancelled, or the tab closed
+      this.pending.delete(id);
+      this._start({ ...msg, timeout_ms: Math.max(1, msg.timeout_ms - (Date.now() - t0)) }, route);
+    });
+  }
+
+  /**
+   * Runs the call now, with the tab's tools of now.
+   * @param {import('../lib/protocol.js').CallMsg} msg @param {{tabId: number, windowId: number|undefined}} route
+   */
+  _start(msg, route) {
+    const { id } = msg;
+    const { tabId } = route;
     const def = this.tabs.get(tabId)?.defs.get(msg.tool);
-    if (!def) return void this.send(errorResult(id, 'not_found', `${msg.site} has no skill tool named "${msg.tool}" right now.`, tabId));
+    if (!def) return void this.send(errorResult(id, 'not_found', this._missing(msg.site, msg.tool, tabId), tabId));
     const ac = new AbortController();
     const timer = setTimeout(() => {
       ac.abort();
@@ -203,11 +293,19 @@ export class Skills {
     this.pending.set(id, { ac, timer, tabId });
     this.focus.bring(tabId, route.windowId);
     const pageUrl = this.tabs.get(tabId)?.url ?? '';
-    runSkillTool(def.tool, /** @type {Record<string, unknown>} */ (msg.args ?? {}), this._io(tabId, ac.signal), { site: msg.site, pageUrl, signal: ac.signal }).then(
+    runSkillTool(def.tool, /** @type {Record<string, unknown>} */ (msg.args ?? {}), skillIo(tabId, ac.signal, this), { site: msg.site, pageUrl, signal: ac.signal }).then(
       (value) => this._finish(id, frameResultToHost(id, { ok: true, value: value ?? null }, tabId, msg.max_bytes)),
       (e) => this._finish(id, errorResult(id, e instanceof StepError ? /** @type {any} */ (e.code) : 'page_error',
         `Skill ${def.skill.name}, tool ${msg.tool}: ${String(e?.message ?? e).slice(0, 4000)}`, tabId)),
     );
+  }
+
+  /** Why the tab has no skill tool `tool`: its skill failed its health check there, or none has it. */
+  _missing(site, tool, tabId) {
+    const entry = this.tabs.get(tabId);
+    const failed = entry?.status.find((st) => !st.healthy && this.list.some((sk) => sk.name === st.skill && sk.tools.some((t) => t?.name === tool)));
+    if (failed) return `${site} has no skill tool named "${tool}" right now: skill ${failed.skill} does not fit this page (${failed.reason ?? 'its health check failed'}).`;
+    return `${site} has no skill tool named "${tool}" right now.`;
   }
 
   /** @param {string} id @returns {boolean} whether the call was one of ours */
@@ -236,109 +334,6 @@ export class Skills {
     this.pending.delete(id);
     clearTimeout(call.timer);
     this.send(result);
-  }
-
-  /**
-   * The runner's hands on one tab (lib/skills/runner.js SkillIo).
-   * @param {number} tabId @param {AbortSignal} signal
-   * @returns {import('../lib/skills/runner.js').SkillIo}
-   */
-  _io(tabId, signal) {
-    const { loads, debuggers, chrome } = this;
-    const gone = () => {
-      if (signal.aborted) throw new StepError('cancelled', 'The call was cancelled.');
-    };
-    return {
-      mark: () => loads.mark(tabId),
-      async step(step, index, timeoutMs) {
-        const t0 = Date.now();
-        for (;;) {
-          gone();
-          const mark = loads.mark(tabId);
-          try {
-            return await inPage(tabId, 'skill_step', { step, index });
-          } catch (e) {
-            // The document went away under the step (a navigation an earlier step began): a
-            // step that only looks runs again in the new document; an action is done.
-            const navigated = loads.get(tabId).starts > mark.starts || loads.get(tabId).loading;
-            if (!navigated || e?.code === 'tab_closed') throw e;
-            if (!LOOKS.has(step.action)) return { ok: true, navigated: true };
-            const left = timeoutMs - (Date.now() - t0);
-            if (left <= 0) throw e;
-            await loads.waitIdle(tabId, Math.min(left, NAV_TIMEOUT_MS));
-          }
-        }
-      },
-      async steps(steps, start, timeoutMs) {
-        const t0 = Date.now();
-        for (;;) {
-          gone();
-          const mark = loads.mark(tabId);
-          try {
-            const r = await inPage(tabId, 'skill_steps', { steps, start });
-            return Array.isArray(r?.answers) ? r.answers : [];
-          } catch (e) {
-            // As for one step: the first step ran if it acts; if it only looks, run again there.
-            const navigated = loads.get(tabId).starts > mark.starts || loads.get(tabId).loading;
-            if (!navigated || e?.code === 'tab_closed') throw e;
-            if (!LOOKS.has(steps[0]?.action)) return [{ ok: true, navigated: true }];
-            const left = timeoutMs - (Date.now() - t0);
-            if (left <= 0) throw e;
-            await loads.waitIdle(tabId, Math.min(left, NAV_TIMEOUT_MS));
-          }
-        }
-      },
-      async trusted(step, answer) {
-        gone();
-        await debuggers.use(tabId, async (send) => {
-          if (step.action === 'click') {
-            const { x, y } = answer.point ?? {};
-            if (!Number.isFinite(x) || !Number.isFinite(y)) throw new StepError('page_error', 'the page gave no point to click');
-            await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
-            await send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', buttons: 1, clickCount: 1 });
-            await send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', buttons: 0, clickCount: 1 });
-          } else if (step.action === 'type') {
-            await send('Input.insertText', { text: String(step.text ?? '') });
-          } else if (step.action === 'press') {
-            const key = parseKey(String(step.key ?? ''));
-            if ('error' in key) throw new StepError('invalid_args', key.error);
-            for (const ev of keyEvents(key)) await send('Input.dispatchKeyEvent', ev);
-          }
-          // A round trip: the navigation events this input caused have arrived after it.
-          await send('Runtime.evaluate', { expression: '0', returnByValue: true }).catch(() => {});
-        });
-      },
-      async navigate(url, timeoutMs) {
-        gone();
-        const mark = loads.mark(tabId);
-        await chrome.tabs.update(tabId, { url });
-        const how = await loads.waitLoaded(tabId, mark, { timeoutMs: Math.max(timeoutMs, NAV_TIMEOUT_MS) });
-        if (how === 'closed') throw new StepError('tab_closed', 'The tab closed while loading the page.');
-        if (how !== 'loaded') throw new StepError('timeout', `${url.slice(0, 200)} did not load in time.`);
-      },
-      async waitUrl(test, since, timeoutMs) {
-        const t0 = Date.now();
-        for (;;) {
-          gone();
-          const tab = await chrome.tabs.get(tabId).catch(() => null);
-          if (!tab) throw new StepError('tab_closed', 'The tab closed while waiting.');
-          if (since) {
-            if (await loads.waitLoaded(tabId, since, { timeoutMs: Math.max(0, timeoutMs - (Date.now() - t0)) }) === 'loaded') return true;
-            return false;
-          }
-          if (tab.url && test(tab.url) && tab.status === 'complete') return true;
-          if (Date.now() - t0 >= timeoutMs) return false;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      },
-      async settle(answer, mark) {
-        const t = loads.get(tabId);
-        if (answer?.navigating || answer?.navigated || t.starts > mark.starts) {
-          const how = await loads.waitLoaded(tabId, mark, { timeoutMs: NAV_TIMEOUT_MS, startWithinMs: 3_000 });
-          if (how === 'closed') throw new StepError('tab_closed', 'The tab closed after the step.');
-        }
-      },
-    };
   }
 }
 

@@ -2,8 +2,9 @@
 // they started (navigate, back, a click on a link) to finish, without the debugger.
 
 /**
- * @typedef {{loading: boolean, starts: number, loads: number, url: string}} TabLoad
- *   starts / loads: how many navigations began / finished so far
+ * @typedef {{loading: boolean, starts: number, loads: number, url: string, loadedAt: number}} TabLoad
+ *   starts / loads: how many navigations began / finished so far; loadedAt: when the last
+ *   finished (Date.now(); 0: none seen)
  */
 
 export class TabLoads {
@@ -21,6 +22,7 @@ export class TabLoads {
       } else if (change.status === 'complete' && t.loading) {
         t.loading = false;
         t.loads++;
+        t.loadedAt = Date.now();
       }
       if (tab?.url) t.url = tab.url;
       for (const fn of [...this._waiters]) fn();
@@ -35,10 +37,15 @@ export class TabLoads {
   get(tabId) {
     let t = this.tabs.get(tabId);
     if (!t) {
-      t = { loading: false, starts: 0, loads: 0, url: '' };
+      t = { loading: false, starts: 0, loads: 0, url: '', loadedAt: 0 };
       this.tabs.set(tabId, t);
     }
     return t;
+  }
+
+  /** Calls `fn` after every change of a tab's loads (a tab loading, loaded or closed). @param {() => void} fn */
+  listen(fn) {
+    this._waiters.add(fn);
   }
 
   /** A mark to wait from: navigations that begin after it count. */

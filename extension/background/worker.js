@@ -21,6 +21,7 @@ import { SiteUpdates } from './site-updates.js';
 import { Skills } from './skills.js';
 import { createSkillsPanel } from './skills-panel.js';
 import { TabFocus } from './tab-focus.js';
+import { settleMs, ToolWaits } from './tool-waits.js';
 
 const RECONNECT_ALARM = 'webmcp-reconnect';
 const CONNECT_PING_ID = 'connect';
@@ -47,13 +48,27 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
     chrome, log, fast, entries, onMessage: (raw) => routes.fromHost(raw), onOpen: greet, onDown: () => siteCalls.dropAll(),
   });
   const updates = new SiteUpdates({ registry, send, log, linked: () => link.port !== null });
+  /** The registry changed: the host hears of it, and calls waiting for a tool look again. */
+  const changed = () => {
+    updates.schedule();
+    waits.wake();
+  };
   const frames = new FramePorts({
-    chrome, registry, changed: () => updates.schedule(), portGone: (port, tabId) => siteCalls.portGone(port, tabId),
+    chrome, registry, changed, portGone: (port, tabId) => siteCalls.portGone(port, tabId),
   });
   const focus = new TabFocus(chrome);
   const skillsRef = { run: (msg, route) => skills.run(msg, route), cancel: (id) => skills.cancel(id) };
+  // A call for a tool its site's tab is about to offer (a page loading, its skills being
+  // checked) waits for it: tool-waits.js.
+  const waits = new ToolWaits({
+    route: (site, name) => registry.route(site, name),
+    settleMs: (site) => settleMs(registry.tabIdsOf(site), (tabId) => browserTools?.loads.tabs.get(tabId),
+      (tabId) => skills?.looking(tabId) ?? false, Date.now()),
+  });
   // Page loads come from the browser tools (below); a form that navigates is followed with them.
-  const siteCalls = new SiteCalls({ chrome, registry, frames, focus, send, log, skills: skillsRef, loads: () => browserTools?.loads });
+  const siteCalls = new SiteCalls({
+    chrome, registry, frames, focus, send, log, skills: skillsRef, loads: () => browserTools?.loads, waits,
+  });
   const panel = createPanelBridge({ chrome, sendToHost: send, status, runCall: (m) => siteCalls.call(m) });
 
   /** The first messages on a new port: who we are, the whole registry, a ping. */
@@ -88,16 +103,16 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
     frames.tabRemoved(tabId);
     siteCalls.tabClosed(tabId);
     skills.tabClosed(tabId);
-    updates.schedule();
+    changed();
   });
   chrome.tabs.onReplaced.addListener((_addedTabId, removedTabId) => {
     registry.removeTab(removedTabId);
-    updates.schedule();
+    changed();
   });
   chrome.tabs.onUpdated.addListener((tabId, changeInfo, tab) => {
     if (!changeInfo.url) return;
     if (registry.tabNavigated(tabId, changeInfo.url, tab?.windowId)) frames.afterSiteChange(tabId);
-    updates.schedule();
+    changed();
   });
   chrome.tabs.onAttached.addListener((tabId, info) => registry.tabMoved(tabId, info.newWindowId));
   chrome.tabs.onActivated.addListener((info) => focus.tabActivated(info));
@@ -110,8 +125,9 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   // Skills use the browser tools' debugger (trusted input) and page loads (navigation).
   const skills = new Skills({
     chrome, registry, loads: browserTools.loads, debuggers: browserTools.debuggers, focus, send, log,
-    changed: () => updates.schedule(),
+    changed, settled: () => waits.wake(),
   });
+  browserTools.loads.listen(() => waits.wake());
 
   // AI chat websites: their calls run like the Inspector's, logged with the chat site as caller.
   const chatSites = new ChatSites({

@@ -21,7 +21,8 @@ const SECRET_KEY = /pass(word|wd|phrase|code)?$|^pwd$|secret|token|api[-_]?key|c
  *   state: 'running'|'ok'|'error', value?: string, error?: {code: string, message: string},
  *   ms?: number, _t0?: number, rec?: Rec}} Entry
  * @typedef {{tabId: number|null, url: string, urlAfter: string,
- *   target?: {selector: string, desc: string, role: string, checked?: boolean|null}|null}} Rec
+ *   target?: {selector: string, desc: string, role: string, checked?: boolean|null}|null,
+ *   rows?: {list: string, fields?: Record<string, {selector: string}>}}} Rec
  *   a browser call's tab, its page before and after, and the element its ref named (as a CSS
  *   selector made before it acted): what "Save as skill" builds a draft from
  */
@@ -118,6 +119,14 @@ export function logRec(rec) {
   else if (t && typeof t === 'object' && typeof t.selector === 'string') {
     out.target = { selector: str(t.selector, 1024), desc: str(t.desc, 200), role: str(t.role, 40) };
     if (typeof t.checked === 'boolean') out.target.checked = t.checked;
+  }
+  const rows = rec.rows;
+  if (rows && typeof rows === 'object' && typeof rows.list === 'string' && rows.list) {
+    out.rows = { list: str(rows.list, 1024) };
+    if (rows.fields && typeof rows.fields === 'object') {
+      out.rows.fields = Object.fromEntries(Object.entries(rows.fields).slice(0, 16)
+        .filter(([, f]) => typeof f?.selector === 'string').map(([k, f]) => [str(k, 64), { selector: str(f.selector, 256) }]));
+    }
   }
   return out;
 }

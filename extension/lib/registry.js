@@ -239,6 +239,11 @@ export class Registry {
     return { reason: 'not_found' };
   }
 
+  /** @returns {number[]} the tabs that speak for the site (route()'s), newest first */
+  tabIdsOf(site) {
+    return this._countingTabs(site).tabs.map((t) => t.id);
+  }
+
   /** @returns {string[]} the site's skill tools a page's own tool of the same name hides */
   hiddenSkillTools(site) {
     return this._view(site).hiddenSkillTools;

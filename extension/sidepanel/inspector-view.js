@@ -1,10 +1,12 @@
 // The Tool Inspector: every site's tools, their schema, a form built from the schema to call
-// one by hand (through the worker straight to the page), and the raw result. The user's local
+// one by hand (through the worker straight to the page), and the result as a person reads it
+// (result-render.js), its raw JSON a click away. The user's local
 // MCP servers' tools come after the sites' (section `mcp:<server>`, badge `mcp: <server>`),
 // called through the host (servers-view.js `call`).
 
 import { formModel, initialRaw, toArgs } from '../lib/schema-form.js';
 import { fmtMs, h, pretty } from './dom.js';
+import { renderResult } from './result-render.js';
 
 export class InspectorView {
   /** @param {HTMLElement} root @param {any} app */
@@ -34,8 +36,14 @@ export class InspectorView {
     // Sites with tools, and sites whose every tool was left out (their notice says why).
     const sites = { ...tools };
     for (const [site, i] of Object.entries(info)) if (i.notices?.length && !(site in sites)) sites[site] = [];
-    // Local servers' tools, keyed `mcp:<server>` (no site name has a colon before a non-port).
-    for (const [server, list] of Object.entries(this.app.servers?.serverTools() ?? {})) sites[`${SERVER}${server}`] = list;
+    // Local servers, keyed `mcp:<server>` (no site name has a colon before a non-port): each
+    // enabled one, with its tools, or the ones it had when last listed and a Start button.
+    /** @type {Map<string, any>} */
+    const servers = new Map();
+    for (const row of this.app.servers?.inspectorServers() ?? []) {
+      sites[`${SERVER}${row.name}`] = row.tools;
+      servers.set(`${SERVER}${row.name}`, row);
+    }
     const target = this.app.targetSite();
     const rank = (s) => (s === target ? 0 : s.startsWith(SERVER) ? 2 : 1);
     const names = Object.keys(sites).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
@@ -47,9 +55,10 @@ export class InspectorView {
       }
     }
     for (const site of names) {
-      const json = JSON.stringify([sites[site], info[site] ?? null]);
+      const server = servers.get(site);
+      const json = JSON.stringify([sites[site], info[site] ?? null, server ? [server.running, server.words] : null]);
       if (this.built.get(site) !== json) {
-        const section = this.site(site, sites[site], info[site]);
+        const section = server ? this.server(server) : this.site(site, sites[site], info[site]);
         this.sections.get(site)?.replaceWith(section);
         this.sections.set(site, section);
         this.built.set(site, json);
@@ -75,15 +84,37 @@ export class InspectorView {
     }
   }
 
+  /**
+   * A local MCP server's section: its tools when it runs; else its state, the tools it had when
+   * last listed (callable: a call starts it), and a Start button (it starts only when asked).
+   * @param {{name: string, running: boolean, words: string, tools: any[], stale: boolean}} row
+   */
+  server(row) {
+    const site = `${SERVER}${row.name}`;
+    const { tools } = row;
+    const start = h('button', { type: 'button', class: 'small', on: { click: () => {
+      start.disabled = true;
+      start.textContent = 'Starting…';
+      void this.app.servers?.start(row.name).then((r) => {
+        start.disabled = false;
+        start.textContent = 'Start';
+        if (!r?.ok) note.textContent = r?.error ?? 'It did not start.';
+      });
+    } } }, 'Start');
+    const words = row.words.charAt(0).toUpperCase() + row.words.slice(1);
+    const note = h('span', { class: 'muted small', text: row.stale
+      ? `${words}. These are its tools when it last ran; calling one starts it.`
+      : `${words}. Start it to see its tools.` });
+    const count = `${tools.length} tool${tools.length === 1 ? '' : 's'}`;
+    return h('section', { class: 'site server-tools', 'data-site': site, 'data-server': row.name, 'data-running': String(row.running) },
+      h('h3', {}, h('span', {}, h('span', { class: 'muted scheme', text: 'local MCP server ' }), row.name),
+        row.running || row.stale ? h('span', { class: 'muted count', text: row.running ? count : `${count} (last seen)` }) : null),
+      row.running ? null : h('p', { class: 'server-start' }, note, start),
+      tools.map((t) => this.tool(site, t, row.name)));
+  }
+
   /** @param {string} site @param {any[]} tools @param {{scheme: string, notices: string[]}} [info] */
   site(site, tools, info) {
-    if (site.startsWith(SERVER)) {
-      const server = site.slice(SERVER.length);
-      return h('section', { class: 'site server-tools', 'data-site': site, 'data-server': server },
-        h('h3', {}, h('span', {}, h('span', { class: 'muted scheme', text: 'local MCP server ' }), server),
-          h('span', { class: 'muted count', text: `${tools.length} tool${tools.length === 1 ? '' : 's'}` })),
-        tools.map((t) => this.tool(site, t, server)));
-    }
     // Sites are named host[:port]; the scheme says whether its tools come from https pages.
     const scheme = info?.scheme === 'https' ? 'https' : info ? 'http' : '';
     return h('section', { class: 'site', 'data-site': site, 'data-scheme': scheme },
@@ -238,7 +269,7 @@ export class InspectorView {
       h('div', { class: 'result-head' },
         h('span', { class: `pill ${r.ok ? 'done' : 'error'}`, text: r.ok ? 'ok' : r.error?.code ?? 'error' }),
         msg.ms != null ? h('span', { class: 'muted', text: fmtMs(msg.ms) }) : null),
-      r.ok ? h('pre', { class: 'result', text: pretty(r.value ?? 'undefined') })
+      r.ok ? renderResult(r.value ?? 'undefined')
         : h('div', { class: 'card-error', text: r.error?.message ?? 'failed' }),
     );
   }

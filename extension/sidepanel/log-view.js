@@ -7,6 +7,18 @@ import { argsPreview, fmtMs, fmtTime, h, pretty } from './dom.js';
 import { saveAsSkill } from './skill-draft.js';
 
 const SHOWN_MAX = 300;
+
+/**
+ * Where a call went, for its row: a local MCP server by its name, the browser tools, or a site.
+ * @param {string} site the entry's `site`: `mcp:<server>`, `browser`, or host[:port]
+ * @returns {{text: string, title: string}}
+ */
+export function whereOf(site) {
+  const s = String(site ?? '');
+  if (s.startsWith('mcp:')) return { text: `${s.slice(4)} (local MCP server)`, title: `your local MCP server ${s.slice(4)}` };
+  if (s === 'browser') return { text: 'the browser', title: 'a browser tool' };
+  return { text: s, title: `the site ${s}` };
+}
 /** As many as the worker keeps (lib/oplog.js). */
 const KEEP = MAX_ENTRIES;
 
@@ -98,7 +110,14 @@ export class LogView {
         h('span', { class: 'tool-name', text: e.tool }),
         h('span', { class: 'spacer' }),
         e.ms != null ? h('span', { class: 'muted ms', text: fmtMs(e.ms) }) : null,
-        h('span', { class: `pill ${e.state === 'ok' ? 'done' : e.state}`, text: e.state === 'ok' ? 'ok' : e.state === 'error' ? e.error?.code ?? 'error' : 'running…' })),
+        h('span', { class: `pill ${e.state === 'ok' ? 'done' : e.state}`, text: e.state === 'ok' ? 'ok' : e.state === 'error' ? e.error?.code ?? 'error' : 'running…' }),
+        // A second line: where the call went, and its arguments in short.
+        (() => {
+          const where = whereOf(e.site);
+          const args = argsPreview(e.args, 120);
+          return h('span', { class: 'where muted', title: where.title },
+            h('span', { class: 'where-name', text: where.text }), args ? ` · ${args}` : '');
+        })()),
       h('div', { class: 'log-body' },
         h('div', { class: 'muted small', text: `${e.site} · ${argsPreview(e.args, 200) || 'no arguments'}` }),
         h('div', { class: 'label', text: 'Arguments' }), h('pre', { text: pretty(e.args) }),

@@ -10,6 +10,7 @@
 
 import { h } from './dom.js';
 import { HostRequests } from './host-requests.js';
+import { KnownTools } from './known-tools.js';
 
 /** How long the host may take to answer (a `tools` may start servers; a call may take 60 s). */
 const ANSWER_WITHIN_MS = 90_000;
@@ -108,6 +109,21 @@ export class Choices {
 }
 
 /**
+ * What the Inspector shows of the servers: each enabled one, with its tools if it runs, else the
+ * tools it had when last listed (`known`), and whether it runs.
+ * @param {any[]|null} servers the host's list @param {Record<string, any[]>} live @param {Record<string, any[]>} known
+ * @returns {{name: string, running: boolean, words: string, tools: any[], stale: boolean}[]}
+ */
+export function inspectorServers(servers, live, known) {
+  return (servers ?? []).filter((s) => s.enabled).map((s) => {
+    const running = s.state === 'running' && Array.isArray(live[s.name]);
+    const disabled = new Set(s.disabled_tools ?? []);
+    const tools = running ? live[s.name] : (known[s.name] ?? []).filter((t) => !disabled.has(t.name));
+    return { name: s.name, running, words: stateWords(s), tools, stale: !running && tools.length > 0 };
+  });
+}
+
+/**
  * What a `panel_chat` carries: the conversation's servers, or nothing (all enabled).
  * @param {Choices} choices @param {string|null} conv @param {any[]|null} servers the host's list
  * @returns {string[]|null}
@@ -131,6 +147,7 @@ export class ServersView {
     this.tools = {};
     this.config = '';
     this.choices = new Choices(globalThis.localStorage ?? null);
+    this.known = new KnownTools(globalThis.localStorage ?? null);
     /** @type {Set<() => void>} told when the servers or their tools change (the Inspector) */
     this.listeners = new Set();
     /** Our `panel_servers` requests, by id (host-requests.js). */
@@ -159,9 +176,13 @@ export class ServersView {
     this.visible = false;
   }
 
-  /** A `status` from the worker: the host may just have come. */
+  /**
+   * A `status` from the worker: the host may just have come. The list is asked for at once (the
+   * Inspector shows the configured servers); their tools, which start them, only while this view
+   * is shown.
+   */
   statusChanged() {
-    if (this.servers === null && !this.loading && this.app.status?.connected && this.visible) void this.load(true);
+    if (this.servers === null && !this.loading && this.app.status?.connected) void this.load(this.visible);
   }
 
   /** The list, then (with `withTools`) every enabled server's tools, which starts them. */
@@ -205,8 +226,10 @@ export class ServersView {
     }
     if (msg.tools && typeof msg.tools === 'object') {
       Object.assign(this.tools, msg.tools);
+      this.known.remember(msg.tools);
       changed = true;
     }
+    if (Array.isArray(msg.servers)) this.known.keepOnly(msg.servers.map((s) => s.name));
     if (typeof msg.config === 'string') this.config = msg.config;
     // A server that came up (or changed its tools) since we last listed them: list again.
     if (!msg.id && this.servers?.some((s) => s.enabled && s.state === 'running' && s.tools !== (this.tools[s.name]?.length ?? -1))) {
@@ -222,6 +245,16 @@ export class ServersView {
   /** Tools for the Inspector: server -> its enabled tools (running servers). */
   serverTools() {
     return this.tools;
+  }
+
+  /** The enabled servers for the Inspector: running ones' tools, else their last known ones. */
+  inspectorServers() {
+    return inspectorServers(this.servers, this.tools, this.known.tools);
+  }
+
+  /** The Inspector's "Start": the server starts and its tools are listed (the user asked). @param {string} server */
+  start(server) {
+    return this.request('tools', { server });
   }
 
   /**

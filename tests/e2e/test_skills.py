@@ -178,3 +178,58 @@ async def test_a_pages_own_tool_wins_over_a_skills_tool_of_the_same_name(
     assert tool.description.startswith("The page's own search")
     r = await mcp.call(f"{s}__search_books", {"query": "x"})
     assert "own search: x" in text(r)
+
+
+
+# A skill whose last step leaves the page: a click that submits the form (no wait after it), and
+# a `navigate`. Its page (late.html) renders the form late, so the health check made when the
+# new page has loaded fails and the skill's tools come back only when it looks again: the next
+# call must wait for them rather than fail ("has no tool named ... right now").
+NAV_END_SKILL = {
+    "name": "nav-end",
+    "version": "1.0.0",
+    "description": "Tools whose last step loads another page.",
+    "match": ["http://127.0.0.1/skills/late.html*"],
+    "health": {"selectors": ["form#late input[name=q]"]},
+    "tools": [
+        {
+            "name": "search_late",
+            "description": "Submits a search; the page loads again after the call.",
+            "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}},
+                            "required": ["query"]},
+            "steps": [
+                {"action": "fill", "selector": "form#late input[name=q]", "value": "{{query}}"},
+                {"action": "click", "selector": "form#late button[type=submit]"},
+            ],
+        },
+        {
+            "name": "go_home",
+            "description": "Goes back to the empty search page.",
+            "inputSchema": {"type": "object", "properties": {}},
+            "steps": [{"action": "navigate", "url": "late.html"}],
+        },
+    ],
+}
+
+
+async def test_two_calls_in_a_row_work_when_the_first_ends_on_a_new_page(
+    browser, mcp, sidecar_env, skills_url, tmp_path,
+):
+    path = tmp_path / "nav-end.skill.json"
+    path.write_text(json.dumps(NAV_END_SKILL))
+    cli(sidecar_env, "add", str(path))
+    page = await browser.open(skills_url + "late.html")
+    s = slug(skills_url)
+    await mcp.wait_tools(lambda n: f"{s}__search_late" in n and f"{s}__go_home" in n)
+    for query in ("hobbit", "prince"):
+        r = await mcp.call(f"{s}__search_late", {"query": query})
+        assert not r.is_error, text(r)
+        await page.wait_for_url(lambda u, q=query: u.endswith(f"late.html?q={q}"))
+    for _ in range(2):
+        r = await mcp.call(f"{s}__go_home")
+        assert not r.is_error, text(r)
+        await page.wait_for_url("**/skills/late.html")
+    r = await mcp.call(f"{s}__search_late", {"query": "tolkien"})
+    assert not r.is_error, text(r)
+    await page.wait_for_url(lambda u: u.endswith("late.html?q=tolkien"))
+    assert await page.text_content("#searched") == "tolkien"

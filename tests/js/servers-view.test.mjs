@@ -3,7 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-const { serverRows, stateWords, progressText, Choices, chatServers, NEW_CONVERSATION } = await import('../../extension/sidepanel/servers-view.js');
+const { serverRows, stateWords, progressText, Choices, chatServers, NEW_CONVERSATION, inspectorServers } = await import('../../extension/sidepanel/servers-view.js');
+const { KnownTools } = await import('../../extension/sidepanel/known-tools.js');
+const { whereOf } = await import('../../extension/sidepanel/log-view.js');
 
 const SERVERS = [
   { name: 'files', kind: 'stdio', enabled: true, state: 'running', tools: 2, disabled_tools: ['write_file'] },
@@ -67,4 +69,32 @@ test('old choices go first once there are too many', () => {
   assert.equal(c.map.size, 200);
   assert.equal(c.get('c0'), null);
   assert.deepEqual(c.get('c204'), ['a']);
+});
+
+test('the Inspector\'s servers: running ones with their tools, the others with the tools they had last (switched-off ones left out)', () => {
+  const store = new Mem();
+  const known = new KnownTools(store);
+  known.remember({ files: [{ name: 'read_file' }, { name: 'write_file' }], db: [{ name: 'query' }] });
+  const again = new KnownTools(store); // a fresh panel
+  assert.deepEqual(Object.keys(again.tools).sort(), ['db', 'files']);
+  const servers = [
+    { name: 'files', enabled: true, state: 'stopped', disabled_tools: ['write_file'] },
+    { name: 'db', enabled: true, state: 'running' },
+    { name: 'new', enabled: true, state: 'stopped' },
+    { name: 'old', enabled: false, state: 'stopped' },
+  ];
+  const rows = inspectorServers(servers, { db: [{ name: 'query' }, { name: 'schema' }] }, again.tools);
+  assert.deepEqual(rows.map((r) => [r.name, r.running, r.stale, r.tools.map((t) => t.name), r.words]), [
+    ['files', false, true, ['read_file'], 'not started (starts when used)'],
+    ['db', true, false, ['query', 'schema'], 'running'],
+    ['new', false, false, [], 'not started (starts when used)'],
+  ]);
+  again.keepOnly(['files']);
+  assert.deepEqual(Object.keys(new KnownTools(store).tools), ['files'], 'a server no longer configured is forgotten');
+});
+
+test('a Log row says where its call went: a local server by name, the browser, a site', () => {
+  assert.deepEqual(whereOf('mcp:everything'), { text: 'everything (local MCP server)', title: 'your local MCP server everything' });
+  assert.deepEqual(whereOf('browser'), { text: 'the browser', title: 'a browser tool' });
+  assert.deepEqual(whereOf('127.0.0.1:8001'), { text: '127.0.0.1:8001', title: 'the site 127.0.0.1:8001' });
 });

@@ -97,17 +97,21 @@ test('a missing element: the step, what went wrong, and what the page has instea
   assert.equal(r.error.code, 'page_error');
   const m = r.error.message;
   assert.match(m, /^step 3 \(click "form#search button\.submit-now"\): no element matches \(waited 40 ms\); the page \(https:\/\/shop\.test\/shop\/, "Shop"\) has /);
-  assert.match(m, /form#search/); // shares a word with the selector
-  assert.match(m, /button#go "Search"/); // the same tag
-  assert.ok((m.split(' has ')[1].match(/, /g) ?? []).length <= 4, 'at most 5 candidates');
+  // The controls a person would pick, each with a selector that finds it: the form's button and
+  // input first (the form shares a word with the selector), then buttons (the same tag); one of
+  // several alike by its text (a step's `text` filter). Never the form itself, nor its text.
+  assert.ok(m.includes(' has these instead: button "Search" (#go); input[type=text] "q" (#q); '
+    + 'button "Add to cart" (button.add-to-cart, text "Add to cart"); '), m);
+  assert.ok(!m.includes('form') || !/form[^ ]* "/.test(m.split(' has ')[1]), 'no form listed with its text');
+  assert.equal(m.split(' has these instead: ')[1].split('; ').length, 5, 'at most 5 candidates');
 
-  // Nothing alike: the page's first visible controls.
+  // Nothing alike: the page's first controls.
   const q = await p.run('skill_step', step({ action: 'fill', selector: '#query', value: 'x', timeout_ms: 30 }));
-  assert.match(q.error.message, /no element matches \(waited 30 ms\); the page \(https:\/\/shop\.test\/shop\/, "Shop"\) has input#q\[name=q\], button#go "Search", a "Red shoes"/);
+  assert.match(q.error.message, /no element matches \(waited 30 ms\); the page \(https:\/\/shop\.test\/shop\/, "Shop"\) has these instead: input\[type=text\] "q" \(#q\); button "Search" \(#go\); a "Red shoes" \(a\[href="\/shop\/item\/1"\]\)/);
 
   const t = await p.run('skill_step', step({ action: 'click', selector: '.add-to-cart', text: 'checkout', timeout_ms: 30 }));
   assert.match(t.error.message, /^step 1 \(click "\.add-to-cart"\): 3 elements match but none has the text "checkout" \(waited 30 ms\); the page/);
-  assert.match(t.error.message, /button\.add-to-cart "Add to cart"/);
+  assert.match(t.error.message, /button "Add to cart" \(button\.add-to-cart, text "Add to cart"\)/);
 });
 
 test('an invalid selector is a bad_request naming it; an unknown action too', async () => {
@@ -243,11 +247,11 @@ test('wait_for: an element that appears, one that goes, page text; a timeout say
   assert.deepEqual(await p.run('skill_step', step({ action: 'wait_for', text: 'order confirmed', timeout_ms: 5000 })), { ok: true });
   // A hidden match does not count as there.
   const hidden = await p.run('skill_step', step({ action: 'wait_for', selector: 'button', text: 'hidden', timeout_ms: 30 }, 1));
-  assert.match(hidden.error.message, /^step 2 \(wait_for "button"\): no visible element matched within 30 ms; the page \(https:\/\/shop\.test\/shop\/, "Shop"\) has button#go "Search"/);
+  assert.match(hidden.error.message, /^step 2 \(wait_for "button"\): no visible element matched within 30 ms; the page \(https:\/\/shop\.test\/shop\/, "Shop"\) has these instead: button "Search" \(#go\); button "Add to cart" \(button\.add-to-cart, text "Add to cart"\)/);
 
   const never = await p.run('skill_step', step({ action: 'wait_for', selector: '.result-card', timeout_ms: 30 }, 2));
   assert.equal(never.error.code, 'page_error');
-  assert.match(never.error.message, /^step 3 \(wait_for "\.result-card"\): no visible element matched within 30 ms; the page \(https:\/\/shop\.test\/shop\/, "Shop"\) has div\.result/);
+  assert.match(never.error.message, /^step 3 \(wait_for "\.result-card"\): no visible element matched within 30 ms; the page \(https:\/\/shop\.test\/shop\/, "Shop"\) has these instead: div "Red shoes 10" \(div\.result, text "Red shoes 10"\)/);
   const stays = await p.run('skill_step', step({ action: 'wait_for', selector: '#go', gone: true, timeout_ms: 30 }));
   assert.match(stays.error.message, /button#go "Search" was still on the page after 30 ms/);
   const text = await p.run('skill_step', step({ action: 'wait_for', text: 'Sold out', timeout_ms: 30 }));

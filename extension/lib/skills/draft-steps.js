@@ -64,7 +64,7 @@ export class Builder {
     this.health = [];
     this.healthOpen = true; // still on the first page, before anything changed it
     this.lastNavigated = false;
-    /** @type {{index: number, n: number|undefined, step: any}|null} the last read: its extract goes where it happened */
+    /** @type {{index: number, n: number|undefined, step: any, wait?: any}|null} the last read: its extract goes where it happened */
     this.read = null;
     this.full = false;
   }
@@ -230,6 +230,15 @@ export class Builder {
       case 'page_text':
       case 'snapshot': {
         if (c.tool === 'snapshot' && !a.ref) return; // a whole outline is for finding refs, not a result
+        // A read of the whole page that had a list on it (a table's rows, results): those rows,
+        // waited for (a list extract does not wait); else the page's text.
+        const rows = !a.ref && typeof c.rows?.list === 'string' && c.rows.list.length <= MAX_SELECTOR && literalOk(JSON.stringify(c.rows))
+          ? c.rows : null;
+        if (rows) {
+          this.read = { index: this.steps.length, n: c.n, wait: { action: 'wait_for', selector: rows.list },
+            step: { action: 'extract', as: 'result', list: rows.list, ...(rows.fields ? { fields: rows.fields } : {}), limit: 50 } };
+          return;
+        }
         const sel = a.ref ? this.selectorOf(c) : 'body';
         if (!sel) return;
         this.read = { index: this.steps.length, n: c.n, step: { action: 'extract', as: 'result', selector: sel } };
@@ -259,7 +268,7 @@ export class Builder {
       steps.push(ex);
       ret = as;
     } else if (this.read) {
-      steps.splice(this.read.index, 0, { ...this.read.step, as });
+      steps.splice(this.read.index, 0, ...(this.read.wait ? [this.read.wait] : []), { ...this.read.step, as });
       if (Number.isInteger(this.read.n)) this.calls = [...this.calls, /** @type {number} */ (this.read.n)].sort((x, y) => x - y);
       ret = as;
     }

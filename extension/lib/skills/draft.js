@@ -21,8 +21,10 @@ const NAVIGATING = new Set(['navigate', 'reload', 'back', 'forward']);
 /**
  * @typedef {{selector: string, desc?: string, role?: string, checked?: boolean|null}} Target
  *   an element a ref named, as selectors.js `selector_for` saw it before the call acted
+ * @typedef {{list: string, fields?: Record<string, {selector: string}>}} Rows
+ *   a page's main repeated element (page/agent/rows.js), recorded with a read of the whole page
  * @typedef {{n?: number, tool: string, args?: any, ok?: boolean, tabId?: number|null,
- *   url?: string, urlAfter?: string, target?: Target|null}} RecordedCall
+ *   url?: string, urlAfter?: string, target?: Target|null, rows?: Rows}} RecordedCall
  *   tool: the browser tool's wire name (`click`, not `browser_click`); url: the tab's page
  *   before the call; urlAfter: after it
  * @typedef {{name: string, toolName: string, description?: string, title?: string,
@@ -172,6 +174,7 @@ export function callsFromLog(entries) {
     out.push({
       tool: e.tool, args, ok: e.state === 'ok', tabId: e.rec.tabId ?? null, url: e.rec.url ?? '', urlAfter: e.rec.urlAfter ?? '',
       ...(e.rec.target !== undefined ? { target: e.rec.target } : {}),
+      ...(e.rec.rows ? { rows: e.rec.rows } : {}),
     });
   }
   return out;

@@ -6,11 +6,11 @@
   const P = /** @type {any} */ (globalThis).webmcpSidecar?.agentParts;
   if (!P) return; // this document has the agent already (see roles.js)
   const { version, fail, snapshot, point, focus, value, select, scroll, rect, text, waitFor, mark, unmark, skillStep,
-    skillSteps, skillHealth, selectorFor } = P;
+    skillSteps, skillHealth, selectorFor, rows } = P;
 
   /**
    * @param {string} op snapshot | point | focus | value | select | scroll | rect | text | wait | mark | unmark | info |
-   *   skill_step | skill_steps | skill_health | selector_for (skills: selectors.js, skill-steps.js)
+   *   skill_step | skill_steps | skill_health | selector_for | rows (skills: selectors.js, rows.js, skill-steps.js)
    * @param {any} params
    */
   function run(op, params = {}) {
@@ -31,6 +31,7 @@
         case 'skill_steps': return skillSteps(params);
         case 'skill_health': return skillHealth(params);
         case 'selector_for': return selectorFor(params);
+        case 'rows': return rows();
         case 'info': return { url: location.href, title: document.title, readyState: document.readyState };
         default: return fail('internal', `unknown page op ${op}`);
       }

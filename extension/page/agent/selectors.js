@@ -1,6 +1,6 @@
 // WebMCP Sidecar, page agent: elements by CSS selector, for skills (docs/SKILLS.md). Finding
 // one (the first visible match, else the first; with a text filter; waiting, bounded), saying
-// what the page has instead when none is found, and making a selector that finds a given element
+// what the page has instead when none is found (candidate elements, each with a selector), and making a selector that finds a given element
 // again ("save as skill"). Loaded before skill-steps.js, which uses the finding half.
 (() => {
   'use strict';
@@ -49,36 +49,92 @@
   const STOP_WORDS = new Set(['type', 'name', 'class', 'data', 'aria', 'label', 'role', 'value', 'href', 'nth', 'child',
     'not', 'first', 'last', 'has', 'checked', 'disabled', 'hover', 'focus', 'visible', 'enabled', 'contains', 'scope']);
 
+  /** How a person would name a candidate: its kind and what it says (text, label, placeholder, name). */
+  function candidateLabel(el) {
+    const type = el.localName === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
+    const kind = type ? `input[type=${cut(type, 16)}]` : el.localName;
+    const said = (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select')
+      && !isButtonInput(el)
+      ? collapse(el.getAttribute('aria-label') || el.labels?.[0]?.textContent || el.getAttribute('placeholder') || el.getAttribute('name') || '')
+      : textOf(el) || collapse(el.getAttribute('aria-label') || el.getAttribute('title') || '');
+    return said ? `${kind} ${JSON.stringify(cut(said, 30))}` : kind;
+  }
+
   /**
-   * Up to `n` elements like what `selector` names, described: the same tag as its last part, or
-   * an id/class/name/label/test id sharing a word with it. Visible ones first.
+   * A candidate for a message: what it is, and how a step finds it: `button "Search" (#go)`; for
+   * one of several alike, a selector and its text (a step's `text` filter) rather than a path of
+   * positions: `button "Add to cart" (button.add-to-cart, text "Add to cart")`.
+   */
+  function candidate(el) {
+    const label = candidateLabel(el);
+    const sel = robustSelector(el);
+    if (sel && !sel.includes(':nth-of-type(')) return `${label} (${cut(sel, 120)})`;
+    const text = cut(textOf(el), 40);
+    if (text && !text.endsWith('…')) {
+      const tag = ident(el.localName);
+      const byText = [...ownCandidates(el).filter((c) => !c.startsWith('#')), tag]
+        .find((c) => { try { return findNow(c, text) === el; } catch { return false; } });
+      if (byText) return `${label} (${cut(byText, 120)}, text ${JSON.stringify(text)})`;
+    }
+    return sel ? `${label} (${cut(sel, 120)})` : label;
+  }
+
+  /** The id, classes and naming attributes of an element, as lower-case words. */
+  function ownWords(el) {
+    const own = [el.id, typeof el.className === 'string' ? el.className : '', ...['name', 'aria-label', 'data-testid', 'role', 'type', 'placeholder']
+      .map((a) => el.getAttribute(a) ?? '')].join(' ').toLowerCase().slice(0, 500);
+    return new Set(own.split(/[^a-z0-9]+/).filter((w) => w.length >= 3));
+  }
+
+  /**
+   * Up to `n` elements a person would pick instead of what `selector` names, each with a
+   * selector: the page's controls (buttons, inputs, links…), elements of the selector's tag and
+   * ones named like its target part; those sharing a word with it (in their own id, class, name
+   * or label, or a form or section around them) or of its tag first, visible ones first. A
+   * container named like a part around the target (the form of `form#search button`) is not
+   * one: its text is nothing to pick; its controls are.
    */
   function nearby(selector, n) {
     const s = String(selector).slice(0, 1000);
+    const wordsOf = (/** @type {string} */ t) => t.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 3 && !STOP_WORDS.has(w));
     const tags = new Set();
+    /** Words of the parts that name the element itself (`.result-card` of `#list .result-card`). */
+    const targetWords = new Set();
     for (const part of s.split(',')) {
-      const m = /^[a-zA-Z][\w-]*/.exec(part.trim().split(/[\s>+~]+/).pop() ?? '');
+      const last = part.trim().split(/[\s>+~]+/).pop() ?? '';
+      const m = /^[a-zA-Z][\w-]*/.exec(last);
       if (m) tags.add(m[0].toLowerCase());
+      for (const w of wordsOf(last.slice(m ? m[0].length : 0))) targetWords.add(w);
     }
-    const words = new Set(s.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 3 && !STOP_WORDS.has(w)));
+    const words = new Set(wordsOf(s));
     const scored = [];
     const all = document.body?.getElementsByTagName('*') ?? [];
     for (let i = 0; i < Math.min(all.length, MAX_NEARBY_SCAN); i++) {
       const el = all[i];
       if (NOT_SHOWN.has(el.localName)) continue;
-      let score = tags.has(el.localName) ? 2 : 0;
-      const own = [el.id, typeof el.className === 'string' ? el.className : '', ...['name', 'aria-label', 'data-testid', 'role', 'type']
-        .map((a) => el.getAttribute(a) ?? '')].join(' ').toLowerCase().slice(0, 500);
-      for (const w of new Set(own.split(/[^a-z0-9]+/))) if (w.length >= 3 && words.has(w)) score += 3;
+      const ofTag = tags.has(el.localName);
+      const own = ownWords(el);
+      // A control, an element of the tag, or one named like the target (`div.result` for
+      // `.result-card`); not one named like a part around it (the form of `form#search button`).
+      if (!ofTag && !el.matches(CONTROLS) && ![...own].some((w) => targetWords.has(w))) continue;
+      let score = ofTag ? 2 : 0;
+      for (const w of own) if (words.has(w)) score += 3;
+      // A word of the form or section around it (form#search's button, for "#search .go").
+      for (let up = el.parentElement, k = 0; up && up !== document.body && k < 4; up = up.parentElement, k++) {
+        if ([...ownWords(up)].some((w) => words.has(w))) {
+          score += 2;
+          break;
+        }
+      }
       if (!score) continue;
       if (visible(el)) score += 1;
       scored.push({ el, score, i });
     }
     scored.sort((a, b) => b.score - a.score || a.i - b.i);
-    if (scored.length) return scored.slice(0, n).map((x) => brief(x.el));
+    if (scored.length) return scored.slice(0, n).map((x) => candidate(x.el));
     // Nothing alike: the page's first visible controls, which a skill's selector usually names.
     const controls = [...document.querySelectorAll(CONTROLS)].slice(0, MAX_SCAN).filter(visible).slice(0, n);
-    return controls.map(brief);
+    return controls.map(candidate);
   }
 
   /** A failure of the step: its code and what went wrong (the step's label is added later). */
@@ -170,10 +226,10 @@
     });
   }
 
-  /** What the page has instead, for a message: `the page (url, "title") has a, b`. */
+  /** What the page has instead, for a message: `the page (url, "title") has: button "Go" (#go), …`. */
   const instead = (selector) => {
     const near = nearby(selector, 5);
-    return `${pageSays()} has ${near.length ? near.join(', ') : 'nothing like it'}`;
+    return `${pageSays()} has ${near.length ? `these instead: ${near.join('; ')}` : 'nothing like it'}`;
   };
 
   /** The step's element, waiting up to `timeoutMs`; its `text` filters, except in `type` (what to type). */
