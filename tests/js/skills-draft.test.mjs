@@ -195,7 +195,6 @@ test('names: parameters from labels, skills from hosts, match patterns from page
   assert.equal(matchFor('http://[::1]:8080/'), 'http://[::1]/*');
 });
 
-<<<<<<< HEAD
 // Issue 26 item 9: a draft is meant to be shared, so it carries no token.
 const RESET = 'http://127.0.0.1:8123/skills/reset.html?key=Zx81kPq9LmT2vR7sW4yB3nC6&lang=en';
 const API_KEY = 'sk-live-4f9a8b7c6d5e4f3a2b1c';
@@ -269,7 +268,8 @@ test('what is not secret stays as it was', () => {
     { action: 'navigate', url: '/skills/list.html?page=2&sort=price&id=550e8400-e29b-41d4-a716-446655440000' },
     { action: 'wait_for', text: 'Order 12345 of mcp-server-time==2026.1.1 is ready' },
   ]);
-=======
+});
+
 test('a read of a page that had a list on it: the draft extracts its rows (waited for), not the page\'s text', () => {
   const rows = { list: 'table.rows-and-columns > tbody > tr', fields: { name: { selector: ':scope > :nth-child(1)' }, stars: { selector: ':scope > :nth-child(2)' } } };
   const run = [
@@ -289,5 +289,4 @@ test('a read of a page that had a list on it: the draft extracts its rows (waite
   assert.deepEqual(fromLog[0].rows, rows);
   const verdict = hostSays(d.skill);
   if (verdict !== null) assert.match(verdict, /a valid skill/);
->>>>>>> i34
 });
