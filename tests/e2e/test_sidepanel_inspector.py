@@ -25,7 +25,7 @@ from playwright.async_api import Page, expect
 from tests.support.browser import Browser, launch
 from webmcp_sidecar import EXTENSION_ID
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]  # its own browser
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = ROOT / "node_modules" / ".bin"

@@ -212,6 +212,7 @@ NAV_END_SKILL = {
 }
 
 
+@pytest.mark.parametrize("mode", ["native", "polyfill"])  # a page's reload differs by mode
 async def test_two_calls_in_a_row_work_when_the_first_ends_on_a_new_page(
     browser, mcp, sidecar_env, skills_url, tmp_path,
 ):
