@@ -52,8 +52,9 @@ class MessageChannel {
   }
 }
 
-/** Runs the MAIN-world files in a fresh page; `native` gives the document a modelContext. */
-function page({ native = null } = {}) {
+/** Runs the MAIN-world files in a fresh page; `native` gives the document a modelContext;
+ * `secure: false` is a page that is not a secure context (plain http, not loopback). */
+function page({ native = null, secure = true } = {}) {
   class Stub {}
   class Navigator {}
   class Document extends EventTarget {}
@@ -72,7 +73,7 @@ function page({ native = null } = {}) {
   const ctx = vm.createContext({
     ...stubs, window, document, Document, Navigator, navigator: new Navigator(), location: { origin: 'https://a.test' },
     EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, queueMicrotask,
-    MessageChannel, MessagePort, Proxy, WeakMap, URL, MessageEvent, Crypto, crypto,
+    MessageChannel, MessagePort, Proxy, WeakMap, URL, MessageEvent, Crypto, crypto, isSecureContext: secure,
   });
   for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
   return { ctx, window, document, posted, run: (code) => vm.runInContext(code, ctx) };
@@ -105,6 +106,18 @@ test('once the files have run, the page cannot reach their namespace', () => {
       assert.deepEqual(Object.keys(r).sort(), ['frames', 'run']);
     }
     assert.equal(typeof p.run('navigator.modelContext.registerTool'), 'function');
+  }
+});
+
+test('not a secure context: the files add nothing to the page and tell nobody (as Chromium offers no WebMCP there)', async () => {
+  for (const native of [null, nativeModelContext().mc]) {
+    const p = page({ native, secure: false });
+    await tick();
+    assert.deepEqual(Object.getOwnPropertySymbols(p.window).filter((s) => s.description?.startsWith('webmcp')), []);
+    assert.equal(p.run('navigator.modelContext'), undefined);
+    assert.equal(p.document.modelContext, native ?? undefined); // a native one is left as it is (Chromium has none there)
+    assert.equal(p.run('typeof ToolActivatedEvent'), 'undefined');
+    assert.deepEqual(p.posted, []);
   }
 });
 

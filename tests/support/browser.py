@@ -47,16 +47,18 @@ def install_manifest(profile: Path, env: dict[str, str], command: list[str] | No
 
 @contextlib.asynccontextmanager
 async def launch(
-    tmp_path: Path, env: dict[str, str], mode: str, command: list[str] | None = None, bfcache: bool = False
+    tmp_path: Path, env: dict[str, str], mode: str, command: list[str] | None = None, bfcache: bool = False,
+    extra_args: tuple[str, ...] = (),
 ) -> AsyncIterator[Browser]:
     """Chromium, so the host it starts, gets this process's whole environment plus `env` (as
     a desktop session's browser would); MCP entries get only the SDK's default environment.
-    `bfcache`: keep Chromium's back/forward cache on (Playwright turns it off by default)."""
+    `bfcache`: keep Chromium's back/forward cache on (Playwright turns it off by default).
+    `extra_args`: more Chromium switches (e.g. `--host-resolver-rules`)."""
     profile = tmp_path / f"profile-{mode}"
     install_manifest(profile, env, command)
     ext = extension_dir()
     args = [*BASE_FLAGS, "--no-sandbox", f"--load-extension={ext}",
-            f"--disable-extensions-except={ext}"]
+            f"--disable-extensions-except={ext}", *extra_args]
     if mode == "native":
         args.append("--enable-features=WebMCP")
     async with async_playwright() as p:

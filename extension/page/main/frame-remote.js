@@ -18,7 +18,7 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js did not run: another copy owns the page
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
     W, D, rApply, oCreate, oFreeze, oDefineProperty, jsonStringify, StringC, MapC, SetC, DOMExceptionC, listen, isObj, elGetAttribute,
     docQuerySelectorAll, abortReason, task, plainJson, annotationsOut, unknownTool,

@@ -5,7 +5,7 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js did not run: another copy owns the page
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const { rApply, isArray, jsonParse, StringC, isObj, validName, annotationsOut } = ns;
   // Captured before any page script (see base.js).
   const URLC = URL;

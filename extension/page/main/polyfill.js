@@ -8,7 +8,7 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js did not run: another copy owns the page
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
     W, D, rApply, oDefineProperty, oGetOwnPropertyDescriptor, jsonParse, jsonStringify, StringC, PromiseC, MapC, SetC,
     TypeErrorC, DOMExceptionC, EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
