@@ -16,7 +16,7 @@ const MAIN_FILES = MANIFEST.content_scripts.find((c) => c.world === 'MAIN').js;
 const NS = Symbol.for('webmcp-sidecar.main-world.files');
 
 /** A MessageChannel that never runs anything (a real one keeps node's event loop alive). */
-class MessagePort {
+class MessagePort extends EventTarget {
   postMessage() {}
   set onmessage(_) {}
 }

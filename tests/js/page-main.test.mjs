@@ -30,17 +30,20 @@ function nativeModelContext() {
   return { mc: new ModelContext(), tools };
 }
 
-/** A page's MessageChannel as far as the files use it: one message, one later task. */
-class MessagePort {
+/** A page's MessagePort as far as the files use it: one message, one later task, its listeners
+ * (`onmessage` first) called in order. */
+class MessagePort extends EventTarget {
   postMessage(data) {
     const other = this.other;
-    setImmediate(() => other.handler?.({ data }));
+    setImmediate(() => other.dispatchEvent(new MessageEvent('message', { data })));
   }
   get onmessage() {
     return this.handler ?? null;
   }
   set onmessage(f) {
+    if (this.handler) this.removeEventListener('message', this.handler);
     this.handler = f;
+    if (f) this.addEventListener('message', f);
   }
 }
 class MessageChannel {

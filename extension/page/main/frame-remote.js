@@ -348,8 +348,8 @@
       if (signal) {
         rApply(listen, signal, ['abort', () => {
           if (!pending.delete(id)) return;
-          const reason = abortReason(signal);
-          task(() => settle('reject', reason));
+          // As Chromium: the call rejects at once, inside abort(); the tool hears of it later.
+          settle('reject', abortReason(signal));
           send(p.win, p.origin, { t: 'cancel', to: p.cid, id });
         }, { once: true }]);
       }

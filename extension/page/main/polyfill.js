@@ -90,61 +90,80 @@
 
     /**
      * Runs a tool as Chromium does: in a later task, `execute(input, {signal})` with no `this`,
-     * then toolactivated; its outcome settles in a task after it. The caller's abort settles the
-     * call with the abort's reason, then aborts the tool's own signal (an AbortError) and fires
-     * toolcancel, each in a task. Old drafts' tools (legacy) keep their `this` and get
-     * `requestUserInteraction` on the options.
+     * then, once the microtasks have run, toolactivated; its outcome settles in a task after it. The caller's abort settles the
+     * call at once with the abort's reason; the tool runs all the same (Chromium's request is on
+     * its way already) and, in a task after toolactivated, its own signal aborts (an AbortError)
+     * and toolcancel fires (after the microtasks), unless its result is in by then (a tool that aborts the caller's
+     * signal and returns a value is not cancelled). Old drafts' tools (legacy) keep their
+     * `this` and get `requestUserInteraction` on the options.
      * @param {Entry} e @param {any} input @param {AbortSignal|undefined} signal @param {Settle} settle
      */
     const start = (e, input, signal, settle) => {
       const ac = new AbortControllerC();
       const legacy = e.source === 'legacy';
       const options = legacy ? { requestUserInteraction, signal: ac.signal } : { signal: ac.signal };
-      let done = false;
-      let started = false;
+      let done = false; // the caller has its answer
+      let activated = false; // toolactivated has fired
+      let over = false; // the tool's own outcome is in (it threw, or its promise settled)
+      let cancelled = false; // the caller aborted
+      let cancelling = false;
+      const cancel = () =>
+        task(
+          () => {
+            if (over) return;
+            over = true;
+            cancelling = true;
+            ac.abort();
+          },
+          () => {
+            if (cancelling) fire('toolcancel', e.name);
+          },
+        );
       const onAbort = () => {
         if (done) return;
         done = true;
-        const reason = abortReason(/** @type {AbortSignal} */ (signal));
-        task(() => {
-          settle('abort', reason);
-          if (started) {
-            task(() => {
-              ac.abort();
-              fire('toolcancel', e.name);
-            });
-          }
-        });
+        cancelled = true;
+        settle('abort', abortReason(/** @type {AbortSignal} */ (signal)));
+        if (activated) cancel();
       };
       /** @param {'ok'|'error'} kind @param {unknown} v */
       const finish = (kind, v) => {
-        if (done) return;
-        done = true;
-        if (signal) rApply(unlisten, signal, ['abort', onAbort]);
-        settle(kind, v);
+        over = true;
+        task(() => {
+          if (done) return;
+          done = true;
+          if (signal) rApply(unlisten, signal, ['abort', onAbort]);
+          settle(kind, v);
+        });
       };
       if (signal) rApply(listen, signal, ['abort', onAbort, { once: true }]);
-      task(() => {
-        if (done) return;
-        started = true;
-        let r;
-        try {
-          r = rApply(e.execute, legacy ? e.tool : undefined, [input, options]);
-        } catch (err) {
+      /** @type {{err: unknown}|null} */
+      let threw = null;
+      task(
+        () => {
+          let r;
+          try {
+            r = rApply(e.execute, legacy ? e.tool : undefined, [input, options]);
+          } catch (err) {
+            threw = { err };
+            return;
+          }
+          try {
+            rApply(promiseThen, rApply(promiseResolve, PromiseC, [r]), [
+              (/** @type {unknown} */ v) => finish('ok', v),
+              (/** @type {unknown} */ err) => finish('error', err),
+            ]);
+          } catch (err) {
+            threw = { err };
+          }
+        },
+        () => {
+          activated = true;
           fire('toolactivated', e.name);
-          task(() => finish('error', err));
-          return;
-        }
-        fire('toolactivated', e.name);
-        try {
-          rApply(promiseThen, rApply(promiseResolve, PromiseC, [r]), [
-            (/** @type {unknown} */ v) => task(() => finish('ok', v)),
-            (/** @type {unknown} */ err) => task(() => finish('error', err)),
-          ]);
-        } catch (err) {
-          task(() => finish('error', err));
-        }
-      });
+          if (threw) finish('error', threw.err);
+          else if (cancelled) cancel();
+        },
+      );
     };
 
     /**
