@@ -106,7 +106,7 @@ test('once the files have run, the page cannot reach their namespace', () => {
       assert.deepEqual(Object.keys(h).sort(), ['list', 'notify', 'origin', 'run']);
       const r = p.window[remote];
       assert.ok(Object.isFrozen(r) && Object.getPrototypeOf(r) === null);
-      assert.deepEqual(Object.keys(r).sort(), ['frames', 'run']);
+      assert.deepEqual(Object.keys(r).sort(), ['frames', 'policy', 'run']);
     }
     assert.equal(typeof p.run('navigator.modelContext.registerTool'), 'function');
   }

@@ -20,7 +20,7 @@
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
-    W, D, rApply, oCreate, oFreeze, oDefineProperty, jsonStringify, StringC, MapC, SetC, DOMExceptionC, listen, isObj, elGetAttribute,
+    W, D, rApply, reTest, oCreate, oFreeze, oDefineProperty, jsonStringify, StringC, MapC, SetC, DOMExceptionC, listen, isObj, elGetAttribute,
     docQuerySelectorAll, abortReason, task, plainJson, annotationsOut, unknownTool,
     originOf, toolsOrigins, readRows, safeParse, FRAME_MAX_FIELD: MAX_FIELD,
   } = ns;
@@ -83,7 +83,61 @@
     /** @type {Map<string, AbortController>} their calls running here, by `cid id` */
     const incoming = new MapC();
     let seq = 0;
-    if (SELF === 'null') return { frames: () => [], run: () => false, changed() {} };
+    if (SELF === 'null') return { frames: () => [], run: () => false, changed() {}, policy: (/** @type {(ok: boolean) => void} */ f) => f(true) };
+
+    // ---- this document's own `tools` permission (Chromium: NotAllowedError without it). Known at
+    // once at the top and under a parent of this origin (its iframe's `allow`, read here, and the
+    // parent's own permission, through its hook); under a parent of another origin, asked of it
+    // (`policy?`): it reads its iframe as Chromium would (the origin its `src` names, so a frame
+    // that navigated elsewhere has none). A parent our scripts do not run in is not asked.
+    /** @type {boolean|undefined} */
+    let mine = toolsDenied ? false : undefined;
+    /** @type {((ok: boolean) => void)[]} */
+    const waiting = [];
+    /** @param {boolean} ok */
+    const settlePolicy = (ok) => {
+      if (mine !== undefined) return;
+      mine = ok;
+      for (let i = 0; i < waiting.length; i++) waiting[i](ok);
+      waiting.length = 0;
+    };
+    /** Calls `f` with this document's permission, now or once known. @param {(ok: boolean) => void} f */
+    const policy = (f) => {
+      if (mine !== undefined) f(mine);
+      else waiting[waiting.length] = f;
+    };
+    let askParent = false;
+    if (mine === undefined) {
+      let el = null;
+      try {
+        el = W.parent === W ? null : W.frameElement;
+      } catch {
+        el = null;
+      }
+      if (W.parent === W) settlePolicy(true);
+      else if (el) {
+        // A parent of this origin: `tools` defaults to 'self', so only a directive can take it away.
+        let ok = true;
+        try {
+          const allow = StringC(rApply(elGetAttribute, el, ['allow']) ?? '');
+          if (rApply(reTest, /(^|;)\s*tools(\s|;|$)/, [allow])) {
+            const granted = toolsOrigins(allow, StringC(rApply(frameSrcGet, el, [])), SELF);
+            ok = granted.includes('*') || granted.includes(SELF);
+          }
+        } catch {
+          /* not an iframe (object, embed): the default */
+        }
+        let up;
+        try {
+          up = W.parent[HOOK];
+        } catch {
+          up = undefined;
+        }
+        if (up && typeof up.policy === 'function') rApply(up.policy, undefined, [(/** @type {boolean} */ p) => settlePolicy(p && ok)]);
+        else settlePolicy(ok);
+      } else if (/^https?:/.test(StringC(location.ancestorOrigins?.[0] ?? ''))) askParent = true;
+      else settlePolicy(true);
+    }
 
     /** The same-origin frames' remote hooks (this one's first), from frame-tree.js's tree. */
     const relatives = () => {
@@ -243,7 +297,7 @@
         drop(p); // another document in that frame now
         p = undefined;
       }
-      if (m.t !== 'list' && (!p || m.to !== CID)) return;
+      if (m.t === 'policy' ? m.to !== CID : m.t !== 'list' && m.t !== 'policy?' && (!p || m.to !== CID)) return;
       if (!p) {
         p = { win: source, origin, cid: m.from, up, rows: [], rowsText: '[]', sent: '', grants: new MapC(), asked: new SetC() };
         peers.set(source, p);
@@ -271,7 +325,19 @@
         if (!p.asked.has(key)) return;
         p.grants.set(key, { win: p.win[m.index], ok: m.ok === true });
         recheck();
-      } else if (m.t === 'call') onCall(p, m);
+      } else if (m.t === 'policy?' && !p.up) {
+        // A child asks about its own permission: ours, and what its iframe gives its origin.
+        let direct = false;
+        try {
+          direct = source.parent === W;
+        } catch {
+          direct = false;
+        }
+        const child = source;
+        const cid = p.cid;
+        if (direct) policy((ok) => send(child, origin, { t: 'policy', to: cid, ok: ok && allowed(child, origin) }));
+      } else if (m.t === 'policy' && p.up && source === W.parent) settlePolicy(m.ok === true);
+      else if (m.t === 'call') onCall(p, m);
       else if (m.t === 'cancel') incoming.get(p.cid + ' ' + StringC(m.id))?.abort();
       else if (m.t === 'result') {
         const c = pending.get(StringC(m.id));
@@ -321,6 +387,7 @@
     }]);
     // Our ancestors of other origins hear of us at once (and answer with their own lists).
     for (const a of ANCESTORS) offer(a.win, a.origin, undefined, true, true);
+    if (askParent) send(W.parent, StringC(location.ancestorOrigins?.[0]), { t: 'policy?', to: '' });
 
     /** This document's own cross-origin relatives, for it and its same-origin relatives. */
     const own = oCreate(null);
@@ -356,6 +423,7 @@
       send(p.win, p.origin, { t: 'call', to: p.cid, id, name: ref.name, input: jsonStringify(input) });
       return true;
     };
+    own.policy = policy;
     oFreeze(own);
     try {
       oDefineProperty(W, HOOK, { value: own });
@@ -397,6 +465,7 @@
         }
         return false;
       },
+      policy,
       /** This document's list changed: each relative hears what is exposed to it. */
       changed() {
         for (const p of peers.values()) if (counts(p)) offer(p.win, p.origin, p);

@@ -14,7 +14,7 @@
     TypeErrorC, DOMExceptionC, EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
     opError, domError, abortReason, plainJson, jsonCopy, requestUserInteraction, readToolDict, checkNewName,
     installLegacy, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions,
-    inputJson, parseFailed, readOrigins, nativeText, annotationsOut, unknownTool, toolFailed, NoResponse, publishHook, tree, hookFor, notifyOthers, installRemote, toolsDenied, ArrayProto,
+    inputJson, parseFailed, readOrigins, nativeText, annotationsOut, unknownTool, toolFailed, NoResponse, publishHook, tree, hookFor, notifyOthers, installRemote, ArrayProto,
   } = ns;
   const arraySort = ArrayProto.sort;
   const promiseResolve = PromiseC.resolve;
@@ -232,6 +232,16 @@
 
     publishHook({ list: ownList, run: runHere, notify: () => task(() => fire('toolchange')), origin: ORIGIN });
     const remote = installRemote({ tools, runHere, fire }); // cross-origin relatives (frame-remote.js)
+    // This document's `tools` permission (frame-remote.js): unknown until a parent of another
+    // origin answers; the API's calls made before then wait for it, in order.
+    /** @type {boolean|undefined} */
+    let allowed;
+    remote.policy((/** @type {boolean} */ ok) => {
+      allowed = ok;
+    });
+    const denied = () => domError('Access to the feature "tools" is disallowed by permissions policy.', 'NotAllowedError');
+    /** @param {() => Promise<any>} f */
+    const later = (f) => new PromiseC((resolve) => remote.policy(() => resolve(f())));
     // A frame that goes away (removed, navigated) fails what runs in it, and the others' lists change.
     rApply(listen, W, [
       'pagehide',
@@ -255,6 +265,7 @@
        * @returns {Promise<void>}
        */
       registerTool(tool, options = undefined) {
+        if (allowed === undefined) return later(() => rApply(methods.registerTool, mc, [tool, options]));
         return new PromiseC((resolve) => {
           const t = readToolDict(tool, 'registerTool');
           // Options members in Chromium's (sorted) order. `exposedTo` reaches the extension (a
@@ -262,7 +273,7 @@
           // origin); the page's own getTools() in other origins does not see it (docs/ARCHITECTURE.md).
           const exposedTo = isObj(options) ? /** @type {any} */ (options).exposedTo : undefined;
           const origins = readOrigins(exposedTo, 'registerTool', 'ModelContextRegisterToolOptions', 'exposedTo');
-          if (toolsDenied) throw domError('Access to the feature "tools" is disallowed by permissions policy.', 'NotAllowedError');
+          if (!allowed) throw denied();
           const signal = isObj(options) ? /** @type {any} */ (options).signal : undefined;
           if (signal !== undefined && !(signal instanceof AbortSignalC)) {
             throw opError('registerTool', "Failed to read the 'signal' property from 'ModelContextRegisterToolOptions': Failed to convert value to 'AbortSignal'.");
@@ -285,12 +296,14 @@
        * and window. @param {{fromOrigins?: unknown}} [options] @returns {Promise<any[]>}
        */
       getTools(options = undefined) {
+        if (allowed === undefined) return later(() => rApply(methods.getTools, mc, [options]));
         // The list as it is now, delivered in a later task.
         return new PromiseC((resolve) => {
           // Checked as Chromium does; the same origin's tools are listed whatever it names, and
           // the tools of cross-origin relatives of the origins it names exposed to this one.
           const from = isObj(options) ? /** @type {any} */ (options).fromOrigins : undefined;
           const origins = readOrigins(from, 'getTools', 'ModelContextGetToolOptions', 'fromOrigins');
+          if (!allowed) throw denied();
           /** @type {any[]} */
           const out = [];
           let frames = tree();
@@ -332,10 +345,12 @@
        * @returns {Promise<string>}
        */
       executeTool(tool, input = undefined, options = undefined) {
+        if (allowed === undefined) return later(() => rApply(methods.executeTool, mc, [tool, input, options]));
         return new PromiseC((resolve, reject) => {
           const ref = readRegisteredTool(tool);
           const signal = readExecuteOptions(options);
           const text = inputJson(input);
+          if (!allowed) throw denied();
           // An aborted signal rejects at once: the returned promise is already rejected.
           if (signal && signal.aborted) throw abortReason(signal);
           const args = jsonParse(text);
@@ -358,6 +373,12 @@
         });
       }
     }
+    // The methods as defined, for a call that waited for the permission (`later`).
+    const methods = {
+      registerTool: ModelContext.prototype.registerTool,
+      getTools: ModelContext.prototype.getTools,
+      executeTool: ModelContext.prototype.executeTool,
+    };
     oDefineProperty(ModelContext.prototype, Symbol.toStringTag, { value: 'ModelContext', configurable: true });
     for (const type of ['toolchange', 'toolactivated', 'toolcancel']) {
       oDefineProperty(ModelContext.prototype, 'on' + type, {
