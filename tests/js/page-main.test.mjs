@@ -70,7 +70,7 @@ function page({ native = null, secure = true } = {}) {
   window.addEventListener('webmcp-sidecar:page', (ev) => posted.push(JSON.parse(ev.detail)));
   const stubs = {};
   for (const name of ['Node', 'Element', 'HTMLElement', 'HTMLInputElement', 'HTMLTextAreaElement', 'HTMLSelectElement',
-    'HTMLOptionElement', 'HTMLFormElement', 'HTMLIFrameElement', 'MutationObserver']) stubs[name] = class extends Stub {};
+    'HTMLOptionElement', 'HTMLFormElement', 'HTMLIFrameElement', 'MutationObserver', 'DocumentFragment']) stubs[name] = class extends Stub {};
   // A top-level window of its own origin: no cross-origin relatives (frame-remote.js).
   Object.assign(window, { parent: window, origin: 'https://a.test' });
   const ctx = vm.createContext({

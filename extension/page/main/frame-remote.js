@@ -72,7 +72,8 @@
   function installRemote({ tools, runHere, fire }) {
     /**
      * @typedef {{win: any, origin: string, cid: string, up: boolean, rows: any[], rowsText: string, sent: string,
-     *   grants: Map<string, {win: any, ok: boolean}>, asked: Set<string>, waiting?: boolean, wantsList?: boolean}} Peer
+     *   grants: Map<string, {win: any, ok: boolean}>, asked: Set<string>, waiting?: boolean, wantsList?: boolean,
+     *   askedPolicy?: boolean}} Peer
      *   up: an ancestor; grants: its word on its own iframes' permission (by `index origin`), asked: the questions put
      *   to it; waiting / wantsList: a list / an ask of a descendant whose permission was not known yet
      */
@@ -325,7 +326,8 @@
         if (!p.asked.has(key)) return;
         p.grants.set(key, { win: p.win[m.index], ok: m.ok === true });
         recheck();
-      } else if (m.t === 'policy?' && !p.up) {
+      } else if (m.t === 'policy?' && !p.up && !p.askedPolicy) {
+        p.askedPolicy = true; // once per document: a flood adds nothing
         // A child asks about its own permission: ours, and what its iframe gives its origin.
         let direct = false;
         try {

@@ -90,12 +90,13 @@
 
     /**
      * Runs a tool as Chromium does: in a later task, `execute(input, {signal})` with no `this`,
-     * then, once the microtasks have run, toolactivated; its outcome settles in a task after it. The caller's abort settles the
-     * call at once with the abort's reason; the tool runs all the same (Chromium's request is on
-     * its way already) and, in a task after toolactivated, its own signal aborts (an AbortError)
-     * and toolcancel fires (after the microtasks), unless its result is in by then (a tool that aborts the caller's
-     * signal and returns a value is not cancelled). Old drafts' tools (legacy) keep their
-     * `this` and get `requestUserInteraction` on the options.
+     * then, once the microtasks have run, toolactivated; its outcome settles in a task after it.
+     * The caller's abort settles the call at once with the abort's reason; the tool runs all the
+     * same (Chromium's request is on its way already) and, in a task after toolactivated, its
+     * own signal aborts (an AbortError) and, after the microtasks, toolcancel fires; unless its
+     * result is in by then (a tool that aborts the caller's signal and returns a value is not
+     * cancelled). Old drafts' tools (legacy) keep their `this` and get `requestUserInteraction`
+     * on the options.
      * @param {Entry} e @param {any} input @param {AbortSignal|undefined} signal @param {Settle} settle
      */
     const start = (e, input, signal, settle) => {
