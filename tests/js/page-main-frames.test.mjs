@@ -79,6 +79,23 @@ test("an iframe's allow attribute reads the same in both worlds", () => {
   });
 });
 
+test("an iframe gives its document `tools` as Permissions Policy reads it ('self' by default)", () => {
+  const { frameGrants } = mainNamespace();
+  const A = 'https://a.test', B = 'https://b.test', C = 'https://c.test';
+  const cases = [
+    ['', B + '/', B, false], // another origin without a directive
+    ['', A + '/x', A, true], // the parent's origin: the default
+    ["tools 'none'", A + '/x', A, false],
+    ['tools', B + '/', B, true], // 'src'
+    ['tools', B + '/', C, false], // navigated away from its src's origin
+    ["tools 'self'", B + '/', B, false],
+    ['tools *', B + '/', C, true],
+    ['camera; tools ' + C, B + '/', C, true],
+    ['toolsx', B + '/', B, false],
+  ];
+  for (const [allow, src, self, want] of cases) assert.equal(frameGrants(allow, src, A, self), want, `${allow} ${self}`);
+});
+
 test("a relative's list of tools is taken whole or not at all", () => {
   const { readRows } = mainNamespace();
   const tool = { name: 'a', title: '', description: 'd', inputSchema: '{"type":"object"}', annotations: { readOnlyHint: 1, x: 2 } };

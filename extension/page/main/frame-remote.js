@@ -20,9 +20,9 @@
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
-    W, D, rApply, reTest, oCreate, oFreeze, oDefineProperty, jsonStringify, StringC, MapC, SetC, DOMExceptionC, listen, isObj, elGetAttribute,
+    W, D, rApply, oCreate, oFreeze, oDefineProperty, jsonStringify, StringC, MapC, SetC, DOMExceptionC, listen, isObj, elGetAttribute,
     docQuerySelectorAll, abortReason, task, plainJson, annotationsOut, unknownTool,
-    originOf, toolsOrigins, readRows, safeParse, FRAME_MAX_FIELD: MAX_FIELD,
+    originOf, frameGrants, later, readRows, safeParse, FRAME_MAX_FIELD: MAX_FIELD,
   } = ns;
   // Captured before any page script (see base.js).
   /** @param {any} proto @param {string} k */
@@ -91,53 +91,25 @@
     // parent's own permission, through its hook); under a parent of another origin, asked of it
     // (`policy?`): it reads its iframe as Chromium would (the origin its `src` names, so a frame
     // that navigated elsewhere has none). A parent our scripts do not run in is not asked.
-    /** @type {boolean|undefined} */
-    let mine = toolsDenied ? false : undefined;
-    /** @type {((ok: boolean) => void)[]} */
-    const waiting = [];
-    /** @param {boolean} ok */
-    const settlePolicy = (ok) => {
-      if (mine !== undefined) return;
-      mine = ok;
-      for (let i = 0; i < waiting.length; i++) waiting[i](ok);
-      waiting.length = 0;
-    };
-    /** Calls `f` with this document's permission, now or once known. @param {(ok: boolean) => void} f */
-    const policy = (f) => {
-      if (mine !== undefined) f(mine);
-      else waiting[waiting.length] = f;
-    };
+    const mine = later();
+    const policy = mine.when;
     let askParent = false;
-    if (mine === undefined) {
-      let el = null;
-      try {
-        el = W.parent === W ? null : W.frameElement;
-      } catch {
-        el = null;
-      }
-      if (W.parent === W) settlePolicy(true);
-      else if (el) {
-        // A parent of this origin: `tools` defaults to 'self', so only a directive can take it away.
+    if (toolsDenied) mine.set(false);
+    else if (W.parent === W) mine.set(true);
+    else {
+      const el = W.frameElement; // null under a parent of another origin
+      if (el) {
         let ok = true;
         try {
-          const allow = StringC(rApply(elGetAttribute, el, ['allow']) ?? '');
-          if (rApply(reTest, /(^|;)\s*tools(\s|;|$)/, [allow])) {
-            const granted = toolsOrigins(allow, StringC(rApply(frameSrcGet, el, [])), SELF);
-            ok = granted.includes('*') || granted.includes(SELF);
-          }
+          ok = frameGrants(StringC(rApply(elGetAttribute, el, ['allow']) ?? ''), StringC(rApply(frameSrcGet, el, [])), SELF, SELF);
         } catch {
           /* not an iframe (object, embed): the default */
         }
-        let up;
-        try {
-          up = W.parent[HOOK];
-        } catch {
-          up = undefined;
-        }
-        if (up && typeof up.policy === 'function') rApply(up.policy, undefined, [(/** @type {boolean} */ p) => settlePolicy(p && ok)]);
-        else settlePolicy(ok);
+        const up = W.parent[HOOK]; // a parent of this origin
+        if (up && typeof up.policy === 'function') rApply(up.policy, undefined, [(/** @type {boolean} */ p) => mine.set(p && ok)]);
+        else mine.set(ok);
       } else if (/^https?:/.test(StringC(location.ancestorOrigins?.[0] ?? ''))) askParent = true;
-      else settlePolicy(true);
+      else mine.set(true);
     }
 
     /** The same-origin frames' remote hooks (this one's first), from frame-tree.js's tree. */
@@ -173,8 +145,7 @@
       for (let i = 0; i < list.length && i < MAX_FRAMES; i++) {
         if (rApply(frameWindowGet, list[i], []) !== win) continue;
         const f = list[i];
-        const granted = toolsOrigins(StringC(rApply(elGetAttribute, f, ['allow']) ?? ''), StringC(rApply(frameSrcGet, f, [])), SELF);
-        return granted.includes('*') || granted.includes(origin);
+        return frameGrants(StringC(rApply(elGetAttribute, f, ['allow']) ?? ''), StringC(rApply(frameSrcGet, f, [])), SELF, origin);
       }
       return false;
     };
@@ -329,16 +300,10 @@
       } else if (m.t === 'policy?' && !p.up && !p.askedPolicy) {
         p.askedPolicy = true; // once per document: a flood adds nothing
         // A child asks about its own permission: ours, and what its iframe gives its origin.
-        let direct = false;
-        try {
-          direct = source.parent === W;
-        } catch {
-          direct = false;
-        }
         const child = source;
         const cid = p.cid;
-        if (direct) policy((ok) => send(child, origin, { t: 'policy', to: cid, ok: ok && allowed(child, origin) }));
-      } else if (m.t === 'policy' && p.up && source === W.parent) settlePolicy(m.ok === true);
+        if (child.parent === W) policy((ok) => send(child, origin, { t: 'policy', to: cid, ok: ok && allowed(child, origin) }));
+      } else if (m.t === 'policy' && p.up && source === W.parent) mine.set(m.ok === true);
       else if (m.t === 'call') onCall(p, m);
       else if (m.t === 'cancel') incoming.get(p.cid + ' ' + StringC(m.id))?.abort();
       else if (m.t === 'result') {
