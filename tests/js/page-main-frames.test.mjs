@@ -36,7 +36,7 @@ function mainNamespace() {
   const ctx = vm.createContext({
     ...stubs, window, document: new stubs.Document(), navigator: new stubs.Navigator(), location: { origin: 'https://a.test' },
     EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, queueMicrotask, MessageChannel, MessagePort,
-    MessageEvent, WeakMap, URL, Crypto, crypto, isSecureContext: true,
+    MessageEvent, WeakMap, URL, Crypto, crypto, setTimeout, isSecureContext: true,
   });
   const upto = MAIN_FILES.indexOf('page/main/frame-remote.js');
   assert.ok(upto > 0, 'frame-remote.js is in the manifest');

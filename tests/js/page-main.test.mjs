@@ -76,7 +76,7 @@ function page({ native = null, secure = true } = {}) {
   const ctx = vm.createContext({
     ...stubs, window, document, Document, Navigator, navigator: new Navigator(), location: { origin: 'https://a.test' },
     EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, queueMicrotask,
-    MessageChannel, MessagePort, Proxy, WeakMap, URL, MessageEvent, Crypto, crypto, isSecureContext: secure,
+    MessageChannel, MessagePort, Proxy, WeakMap, URL, MessageEvent, Crypto, crypto, setTimeout, isSecureContext: secure,
   });
   for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
   return { ctx, window, document, posted, run: (code) => vm.runInContext(code, ctx) };

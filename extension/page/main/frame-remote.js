@@ -32,6 +32,7 @@
   const sourceGet = getterOf(MessageEvent.prototype, 'source');
   const frameWindowGet = getterOf(HTMLIFrameElement.prototype, 'contentWindow');
   const frameSrcGet = getterOf(HTMLIFrameElement.prototype, 'src');
+  const setTimeoutC = setTimeout;
   const randomUUID = Crypto.prototype.randomUUID;
   const cryptoObj = crypto;
 
@@ -86,11 +87,10 @@
     let seq = 0;
     if (SELF === 'null') return { frames: () => [], run: () => false, changed() {}, policy: (/** @type {(ok: boolean) => void} */ f) => f(true) };
 
-    // ---- this document's own `tools` permission (Chromium: NotAllowedError without it). Known at
-    // once at the top and under a parent of this origin (its iframe's `allow`, read here, and the
-    // parent's own permission, through its hook); under a parent of another origin, asked of it
-    // (`policy?`): it reads its iframe as Chromium would (the origin its `src` names, so a frame
-    // that navigated elsewhere has none). A parent our scripts do not run in is not asked.
+    // ---- this document's own `tools` permission (Chromium: NotAllowedError without it): known at
+    // once at the top and under a parent of this origin (its iframe's `allow`, and the parent's own
+    // permission through its hook); else asked of the parent (`policy?`), which reads its iframe
+    // as Chromium would (`src`'s origin: a frame that navigated elsewhere has none).
     const mine = later();
     const policy = mine.when;
     let askParent = false;
@@ -354,7 +354,12 @@
     }]);
     // Our ancestors of other origins hear of us at once (and answer with their own lists).
     for (const a of ANCESTORS) offer(a.win, a.origin, undefined, true, true);
-    if (askParent) send(W.parent, StringC(location.ancestorOrigins?.[0]), { t: 'policy?', to: '' });
+    if (askParent) {
+      send(W.parent, StringC(location.ancestorOrigins?.[0]), { t: 'policy?', to: '' });
+      // A parent that never answers (not injected yet after an install, or it stops our listener)
+      // must not hold the API forever.
+      rApply(setTimeoutC, W, [() => mine.set(true), 5000]);
+    }
 
     /** This document's own cross-origin relatives, for it and its same-origin relatives. */
     const own = oCreate(null);
