@@ -16,7 +16,7 @@ const MAIN_FILES = MANIFEST.content_scripts.find((c) => c.world === 'MAIN').js;
 const NS = Symbol.for('webmcp-sidecar.main-world.files');
 
 /** A MessageChannel that never runs anything (a real one keeps node's event loop alive). */
-class MessagePort {
+class MessagePort extends EventTarget {
   postMessage() {}
   set onmessage(_) {}
 }
@@ -36,7 +36,7 @@ function mainNamespace() {
   const ctx = vm.createContext({
     ...stubs, window, document: new stubs.Document(), navigator: new stubs.Navigator(), location: { origin: 'https://a.test' },
     EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, queueMicrotask, MessageChannel, MessagePort,
-    MessageEvent, WeakMap, URL, Crypto, crypto,
+    MessageEvent, WeakMap, URL, Crypto, crypto, setTimeout, isSecureContext: true,
   });
   const upto = MAIN_FILES.indexOf('page/main/frame-remote.js');
   assert.ok(upto > 0, 'frame-remote.js is in the manifest');
@@ -77,6 +77,23 @@ test("an iframe's allow attribute reads the same in both worlds", () => {
     assert.deepEqual([...main(allow, src, self)], expected[i], `main: ${allow}`);
     assert.deepEqual([...iso(allow, src, self)], expected[i], `isolated: ${allow}`);
   });
+});
+
+test("an iframe gives its document `tools` as Permissions Policy reads it ('self' by default)", () => {
+  const { frameGrants } = mainNamespace();
+  const A = 'https://a.test', B = 'https://b.test', C = 'https://c.test';
+  const cases = [
+    ['', B + '/', B, false], // another origin without a directive
+    ['', A + '/x', A, true], // the parent's origin: the default
+    ["tools 'none'", A + '/x', A, false],
+    ['tools', B + '/', B, true], // 'src'
+    ['tools', B + '/', C, false], // navigated away from its src's origin
+    ["tools 'self'", B + '/', B, false],
+    ['tools *', B + '/', C, true],
+    ['camera; tools ' + C, B + '/', C, true],
+    ['toolsx', B + '/', B, false],
+  ];
+  for (const [allow, src, self, want] of cases) assert.equal(frameGrants(allow, src, A, self), want, `${allow} ${self}`);
 });
 
 test("a relative's list of tools is taken whole or not at all", () => {

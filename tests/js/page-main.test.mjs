@@ -30,17 +30,20 @@ function nativeModelContext() {
   return { mc: new ModelContext(), tools };
 }
 
-/** A page's MessageChannel as far as the files use it: one message, one later task. */
-class MessagePort {
+/** A page's MessagePort as far as the files use it: one message, one later task, its listeners
+ * (`onmessage` first) called in order. */
+class MessagePort extends EventTarget {
   postMessage(data) {
     const other = this.other;
-    setImmediate(() => other.handler?.({ data }));
+    setImmediate(() => other.dispatchEvent(new MessageEvent('message', { data })));
   }
   get onmessage() {
     return this.handler ?? null;
   }
   set onmessage(f) {
+    if (this.handler) this.removeEventListener('message', this.handler);
     this.handler = f;
+    if (f) this.addEventListener('message', f);
   }
 }
 class MessageChannel {
@@ -52,8 +55,9 @@ class MessageChannel {
   }
 }
 
-/** Runs the MAIN-world files in a fresh page; `native` gives the document a modelContext. */
-function page({ native = null } = {}) {
+/** Runs the MAIN-world files in a fresh page; `native` gives the document a modelContext;
+ * `secure: false` is a page that is not a secure context (plain http, not loopback). */
+function page({ native = null, secure = true } = {}) {
   class Stub {}
   class Navigator {}
   class Document extends EventTarget {}
@@ -66,13 +70,13 @@ function page({ native = null } = {}) {
   window.addEventListener('webmcp-sidecar:page', (ev) => posted.push(JSON.parse(ev.detail)));
   const stubs = {};
   for (const name of ['Node', 'Element', 'HTMLElement', 'HTMLInputElement', 'HTMLTextAreaElement', 'HTMLSelectElement',
-    'HTMLOptionElement', 'HTMLFormElement', 'HTMLIFrameElement', 'MutationObserver']) stubs[name] = class extends Stub {};
+    'HTMLOptionElement', 'HTMLFormElement', 'HTMLIFrameElement', 'MutationObserver', 'DocumentFragment']) stubs[name] = class extends Stub {};
   // A top-level window of its own origin: no cross-origin relatives (frame-remote.js).
   Object.assign(window, { parent: window, origin: 'https://a.test' });
   const ctx = vm.createContext({
     ...stubs, window, document, Document, Navigator, navigator: new Navigator(), location: { origin: 'https://a.test' },
     EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, queueMicrotask,
-    MessageChannel, MessagePort, Proxy, WeakMap, URL, MessageEvent, Crypto, crypto,
+    MessageChannel, MessagePort, Proxy, WeakMap, URL, MessageEvent, Crypto, crypto, setTimeout, isSecureContext: secure,
   });
   for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
   return { ctx, window, document, posted, run: (code) => vm.runInContext(code, ctx) };
@@ -102,9 +106,21 @@ test('once the files have run, the page cannot reach their namespace', () => {
       assert.deepEqual(Object.keys(h).sort(), ['list', 'notify', 'origin', 'run']);
       const r = p.window[remote];
       assert.ok(Object.isFrozen(r) && Object.getPrototypeOf(r) === null);
-      assert.deepEqual(Object.keys(r).sort(), ['frames', 'run']);
+      assert.deepEqual(Object.keys(r).sort(), ['frames', 'policy', 'run']);
     }
     assert.equal(typeof p.run('navigator.modelContext.registerTool'), 'function');
+  }
+});
+
+test('not a secure context: the files add nothing to the page and tell nobody (as Chromium offers no WebMCP there)', async () => {
+  for (const native of [null, nativeModelContext().mc]) {
+    const p = page({ native, secure: false });
+    await tick();
+    assert.deepEqual(Object.getOwnPropertySymbols(p.window).filter((s) => s.description?.startsWith('webmcp')), []);
+    assert.equal(p.run('navigator.modelContext'), undefined);
+    assert.equal(p.document.modelContext, native ?? undefined); // a native one is left as it is (Chromium has none there)
+    assert.equal(p.run('typeof ToolActivatedEvent'), 'undefined');
+    assert.deepEqual(p.posted, []);
   }
 });
 

@@ -15,7 +15,7 @@ import os
 import stat
 import subprocess
 import tempfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 import anyio
@@ -26,7 +26,7 @@ from webmcp_sidecar.demo.chromium import BASE_FLAGS, extension_dir, find_chromiu
 from webmcp_sidecar.setup.install.manifest import launcher_spec, manifest, manifest_bytes
 
 
-def chromium_args(ext: Path | None, native: bool, extra: list[str] | None = None) -> list[str]:
+def chromium_args(ext: Path | None, native: bool, extra: Sequence[str] = ()) -> list[str]:
     """Every test browser's flags: quiet, no sandbox (we run as root), our extension (or none),
     WebMCP on for `native`."""
     args = [*BASE_FLAGS, "--no-sandbox"]
@@ -34,7 +34,7 @@ def chromium_args(ext: Path | None, native: bool, extra: list[str] | None = None
         args += [f"--load-extension={ext}", f"--disable-extensions-except={ext}"]
     if native:
         args.append("--enable-features=WebMCP")
-    return [*args, *(extra or [])]
+    return [*args, *extra]
 
 
 def ignored_default_args(bfcache: bool) -> list[str]:
@@ -112,7 +112,7 @@ def install_manifest(profile: Path, env: dict[str, str], command: list[str]) -> 
 @contextlib.asynccontextmanager
 async def launch(
     tmp_path: Path, env: dict[str, str], mode: str, command: list[str] | None = None,
-    bfcache: bool = False, extra_args: list[str] | None = None,
+    bfcache: bool = False, extra_args: Sequence[str] = (),
 ) -> AsyncIterator[Browser]:
     """Chromium, so the host it starts, gets this process's whole environment plus `env` (as
     a desktop session's browser would); MCP entries get only the SDK's default environment.

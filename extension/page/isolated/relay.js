@@ -20,6 +20,9 @@
   const MARK = Symbol.for('webmcp-sidecar.isolated');
   if (/** @type {any} */ (globalThis)[MARK]) return;
   /** @type {any} */ (globalThis)[MARK] = true;
+  // No secure context, no WebMCP (see page/main/base.js): no tools to relay, no port, nothing
+  // posted to the page or its frames. The mark stays, so open-tabs.js does not inject again.
+  if (!isSecureContext) return;
 
   const ns = /** @type {any} */ (globalThis).webmcpSidecar;
   const { canonicalJson } = ns.toolChecks;

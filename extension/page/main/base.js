@@ -25,6 +25,10 @@
 (() => {
   'use strict';
 
+  // WebMCP is [SecureContext]: on a page that is not a secure context (plain http from anything
+  // but loopback) Chromium has no API, so we add none, and nothing else either; the other files
+  // find no namespace and stay out (as does the ISOLATED relay).
+  if (!isSecureContext) return;
   const MARK = Symbol.for('webmcp-sidecar.main-world');
   // Double injection (extension reload, a second copy of the script): the first copy owns the page.
   if (/** @type {any} */ (window)[MARK]) return;

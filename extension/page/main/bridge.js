@@ -6,7 +6,7 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js did not run: another copy owns the page
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
     W, rApply, isArray, jsonParse, MapC, CustomEventC, AbortControllerC, dispatch, listen, detailOf,
     PAGE_EVENT, EXT_EVENT, isObj, domError, errorMessage, plainJson, resultText, NoResponse,

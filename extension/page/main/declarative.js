@@ -7,13 +7,13 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js did not run: another copy owns the page
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
     W, D, rApply, oKeys, oDefineProperty, isArray, StringC, MapC, SetC, ErrorC, EventC, MutationObserverC,
     dispatch, listen, unlisten, inputValueSet, inputCheckedSet, textareaValueSet, selectValueSet,
     optionSelectedSet, elClick, formRequestSubmit, formElementsGet, elGetAttribute, elHasAttribute, elClosest,
     elMatches, elQuerySelector, docQuerySelectorAll, validName, plainJson, domError, controlsOf, formSchema,
-    PromiseC, isObj, NoResponse,
+    PromiseC, isObj, NoResponse, oGetOwnPropertyDescriptor, DOMExceptionC, reTest, strReplace,
   } = ns;
   // Captured before any page script (see base.js).
   const elSetAttribute = Element.prototype.setAttribute;
@@ -303,6 +303,58 @@
     };
     if (D.readyState === 'loading') rApply(listen, D, ['DOMContentLoaded', start, { once: true }]);
     else start();
+    selectorsKnowThePseudoClasses();
+  }
+
+  /**
+   * Chromium without WebMCP throws SyntaxError on `:tool-form-active` / `:tool-submit-active` in
+   * a selector, so a page's `form.matches(':tool-form-active')` would throw where Chromium answers.
+   * The selector methods get a fallback: only a selector the browser rejected, and that names
+   * one of them, is tried again with the attribute the polyfill sets instead (stylesheets and
+   * computed styles stay out of reach: docs/ARCHITECTURE.md). A selector the browser takes is
+   * never touched; the original SyntaxError stands if the retry fails too.
+   */
+  function selectorsKnowThePseudoClasses() {
+    try {
+      if (CSS.supports('selector(:tool-form-active)')) return;
+    } catch {
+      /* no CSS.supports: go on */
+    }
+    const NAMES = /:tool-(form|submit)-active(?![\w-])/;
+    const ALL = /:tool-(form|submit)-active(?![\w-])/g;
+    /** @param {any} proto @param {string} name */
+    const wrap = (proto, name) => {
+      const d = oGetOwnPropertyDescriptor(proto, name);
+      const orig = d && d.value;
+      if (typeof orig !== 'function') return;
+      const fallback = {
+        /** @this {unknown} @param {unknown} selector */
+        [name](selector) {
+          const args = [];
+          for (let i = 0; i < arguments.length; i++) args[i] = arguments[i];
+          try {
+            return rApply(orig, this, args);
+          } catch (e) {
+            if (typeof selector !== 'string' || !(e instanceof DOMExceptionC) || e.name !== 'SyntaxError' ||
+                !rApply(reTest, NAMES, [selector])) throw e;
+            args[0] = rApply(strReplace, selector, [ALL, '[data-tool-$1-active]']);
+            try {
+              return rApply(orig, this, args);
+            } catch {
+              throw e;
+            }
+          }
+        },
+      }[name];
+      oDefineProperty(proto, name, { ...d, value: fallback });
+    };
+    for (const [proto, names] of [
+      [Element.prototype, ['matches', 'closest', 'querySelector', 'querySelectorAll', 'webkitMatchesSelector']],
+      [Document.prototype, ['querySelector', 'querySelectorAll']],
+      [DocumentFragment.prototype, ['querySelector', 'querySelectorAll']],
+    ]) {
+      for (const n of /** @type {string[]} */ (names)) wrap(proto, n);
+    }
   }
 
   Object.assign(ns, { installDeclarative });

@@ -18,11 +18,11 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js did not run: another copy owns the page
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
     W, D, rApply, oCreate, oFreeze, oDefineProperty, jsonStringify, StringC, MapC, SetC, DOMExceptionC, listen, isObj, elGetAttribute,
     docQuerySelectorAll, abortReason, task, plainJson, annotationsOut, unknownTool,
-    originOf, toolsOrigins, readRows, safeParse, FRAME_MAX_FIELD: MAX_FIELD,
+    originOf, frameGrants, later, readRows, safeParse, FRAME_MAX_FIELD: MAX_FIELD,
   } = ns;
   // Captured before any page script (see base.js).
   /** @param {any} proto @param {string} k */
@@ -32,6 +32,7 @@
   const sourceGet = getterOf(MessageEvent.prototype, 'source');
   const frameWindowGet = getterOf(HTMLIFrameElement.prototype, 'contentWindow');
   const frameSrcGet = getterOf(HTMLIFrameElement.prototype, 'src');
+  const setTimeoutC = setTimeout;
   const randomUUID = Crypto.prototype.randomUUID;
   const cryptoObj = crypto;
 
@@ -72,7 +73,8 @@
   function installRemote({ tools, runHere, fire }) {
     /**
      * @typedef {{win: any, origin: string, cid: string, up: boolean, rows: any[], rowsText: string, sent: string,
-     *   grants: Map<string, {win: any, ok: boolean}>, asked: Set<string>, waiting?: boolean, wantsList?: boolean}} Peer
+     *   grants: Map<string, {win: any, ok: boolean}>, asked: Set<string>, waiting?: boolean, wantsList?: boolean,
+     *   askedPolicy?: boolean}} Peer
      *   up: an ancestor; grants: its word on its own iframes' permission (by `index origin`), asked: the questions put
      *   to it; waiting / wantsList: a list / an ask of a descendant whose permission was not known yet
      */
@@ -83,7 +85,32 @@
     /** @type {Map<string, AbortController>} their calls running here, by `cid id` */
     const incoming = new MapC();
     let seq = 0;
-    if (SELF === 'null') return { frames: () => [], run: () => false, changed() {} };
+    if (SELF === 'null') return { frames: () => [], run: () => false, changed() {}, policy: (/** @type {(ok: boolean) => void} */ f) => f(true) };
+
+    // ---- this document's own `tools` permission (Chromium: NotAllowedError without it): known at
+    // once at the top and under a parent of this origin (its iframe's `allow`, and the parent's own
+    // permission through its hook); else asked of the parent (`policy?`), which reads its iframe
+    // as Chromium would (`src`'s origin: a frame that navigated elsewhere has none).
+    const mine = later();
+    const policy = mine.when;
+    let askParent = false;
+    if (toolsDenied) mine.set(false);
+    else if (W.parent === W) mine.set(true);
+    else {
+      const el = W.frameElement; // null under a parent of another origin
+      if (el) {
+        let ok = true;
+        try {
+          ok = frameGrants(StringC(rApply(elGetAttribute, el, ['allow']) ?? ''), StringC(rApply(frameSrcGet, el, [])), SELF, SELF);
+        } catch {
+          /* not an iframe (object, embed): the default */
+        }
+        const up = W.parent[HOOK]; // a parent of this origin
+        if (up && typeof up.policy === 'function') rApply(up.policy, undefined, [(/** @type {boolean} */ p) => mine.set(p && ok)]);
+        else mine.set(ok);
+      } else if (/^https?:/.test(StringC(location.ancestorOrigins?.[0] ?? ''))) askParent = true;
+      else mine.set(true);
+    }
 
     /** The same-origin frames' remote hooks (this one's first), from frame-tree.js's tree. */
     const relatives = () => {
@@ -118,8 +145,7 @@
       for (let i = 0; i < list.length && i < MAX_FRAMES; i++) {
         if (rApply(frameWindowGet, list[i], []) !== win) continue;
         const f = list[i];
-        const granted = toolsOrigins(StringC(rApply(elGetAttribute, f, ['allow']) ?? ''), StringC(rApply(frameSrcGet, f, [])), SELF);
-        return granted.includes('*') || granted.includes(origin);
+        return frameGrants(StringC(rApply(elGetAttribute, f, ['allow']) ?? ''), StringC(rApply(frameSrcGet, f, [])), SELF, origin);
       }
       return false;
     };
@@ -243,7 +269,7 @@
         drop(p); // another document in that frame now
         p = undefined;
       }
-      if (m.t !== 'list' && (!p || m.to !== CID)) return;
+      if (m.t === 'policy' ? m.to !== CID : m.t !== 'list' && m.t !== 'policy?' && (!p || m.to !== CID)) return;
       if (!p) {
         p = { win: source, origin, cid: m.from, up, rows: [], rowsText: '[]', sent: '', grants: new MapC(), asked: new SetC() };
         peers.set(source, p);
@@ -271,7 +297,14 @@
         if (!p.asked.has(key)) return;
         p.grants.set(key, { win: p.win[m.index], ok: m.ok === true });
         recheck();
-      } else if (m.t === 'call') onCall(p, m);
+      } else if (m.t === 'policy?' && !p.up && !p.askedPolicy) {
+        p.askedPolicy = true; // once per document: a flood adds nothing
+        // A child asks about its own permission: ours, and what its iframe gives its origin.
+        const child = source;
+        const cid = p.cid;
+        if (child.parent === W) policy((ok) => send(child, origin, { t: 'policy', to: cid, ok: ok && allowed(child, origin) }));
+      } else if (m.t === 'policy' && p.up && source === W.parent) mine.set(m.ok === true);
+      else if (m.t === 'call') onCall(p, m);
       else if (m.t === 'cancel') incoming.get(p.cid + ' ' + StringC(m.id))?.abort();
       else if (m.t === 'result') {
         const c = pending.get(StringC(m.id));
@@ -321,6 +354,12 @@
     }]);
     // Our ancestors of other origins hear of us at once (and answer with their own lists).
     for (const a of ANCESTORS) offer(a.win, a.origin, undefined, true, true);
+    if (askParent) {
+      send(W.parent, StringC(location.ancestorOrigins?.[0]), { t: 'policy?', to: '' });
+      // A parent that never answers (not injected yet after an install, or it stops our listener)
+      // must not hold the API forever.
+      rApply(setTimeoutC, W, [() => mine.set(true), 5000]);
+    }
 
     /** This document's own cross-origin relatives, for it and its same-origin relatives. */
     const own = oCreate(null);
@@ -348,14 +387,15 @@
       if (signal) {
         rApply(listen, signal, ['abort', () => {
           if (!pending.delete(id)) return;
-          const reason = abortReason(signal);
-          task(() => settle('reject', reason));
+          // As Chromium: the call rejects at once, inside abort(); the tool hears of it later.
+          settle('reject', abortReason(signal));
           send(p.win, p.origin, { t: 'cancel', to: p.cid, id });
         }, { once: true }]);
       }
       send(p.win, p.origin, { t: 'call', to: p.cid, id, name: ref.name, input: jsonStringify(input) });
       return true;
     };
+    own.policy = policy;
     oFreeze(own);
     try {
       oDefineProperty(W, HOOK, { value: own });
@@ -397,6 +437,7 @@
         }
         return false;
       },
+      policy,
       /** This document's list changed: each relative hears what is exposed to it. */
       changed() {
         for (const p of peers.values()) if (counts(p)) offer(p.win, p.origin, p);

@@ -1,12 +1,13 @@
 // WebMCP Sidecar, MAIN world: what the polyfill's cross-origin frames (frame-remote.js) read from
 // pages, as pure functions: an iframe's `allow` attribute for the `tools` permission, and a
-// relative's list of tools, checked and capped (tests/js/page-main-frames.test.mjs).
+// relative's list of tools, checked and capped (tests/js/page-main-frames.test.mjs); and `later`,
+// the document's own permission until it is known.
 (() => {
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js did not run: another copy owns the page
-  const { rApply, isArray, jsonParse, StringC, isObj, validName, annotationsOut } = ns;
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
+  const { rApply, reTest, isArray, jsonParse, StringC, isObj, validName, annotationsOut } = ns;
   // Captured before any page script (see base.js).
   const URLC = URL;
   const strSplit = String.prototype.split;
@@ -55,6 +56,40 @@
   }
 
   /**
+   * Whether an iframe (`allow`, `src`) in a document of origin `parent` gives `tools` to its
+   * document of origin `self`. The feature's default is 'self': without a `tools` directive,
+   * only the parent's origin has it. @param {string} allow @param {string} src
+   * @param {string} parent @param {string} self
+   */
+  function frameGrants(allow, src, parent, self) {
+    if (!rApply(reTest, /(^|;)\s*tools(\s|;|$)/, [allow])) return self === parent;
+    const granted = toolsOrigins(allow, src, parent);
+    return granted.includes('*') || granted.includes(self);
+  }
+
+  /** A boolean known later: `when(f)` calls `f` with it now, or once it is `set` (once). */
+  function later() {
+    /** @type {boolean|undefined} */
+    let v;
+    /** @type {((v: boolean) => void)[]} */
+    const waiting = [];
+    return {
+      /** @param {boolean} x */
+      set(x) {
+        if (v !== undefined) return;
+        v = x;
+        for (let i = 0; i < waiting.length; i++) waiting[i](x);
+        waiting.length = 0;
+      },
+      /** @param {(v: boolean) => void} f */
+      when(f) {
+        if (v !== undefined) f(v);
+        else waiting[waiting.length] = f;
+      },
+    };
+  }
+
+  /**
    * A peer's list of tools as it came, checked: at most MAX_TOOLS, each with a valid name,
    * strings of bounded size, a schema as JSON text, annotations as booleans. Null if anything
    * is off (the whole list is dropped).
@@ -84,5 +119,5 @@
     }
   };
 
-  Object.assign(ns, { originOf, toolsOrigins, readRows, safeParse, FRAME_MAX_FIELD: MAX_FIELD });
+  Object.assign(ns, { originOf, toolsOrigins, frameGrants, later, readRows, safeParse, FRAME_MAX_FIELD: MAX_FIELD });
 })();

@@ -10,7 +10,7 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js did not run: another copy owns the page
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const { W, rApply, oCreate, oFreeze, oDefineProperty } = ns;
   const HOOK = Symbol.for('webmcp-sidecar.frame-registry');
 

@@ -5,6 +5,6 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // a second copy of the files (base.js returned early)
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   ns.NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
 })();

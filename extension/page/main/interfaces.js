@@ -7,9 +7,10 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js did not run: another copy owns the page
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
     W, rApply, reTest, oCreate, oDefineProperty, oGetPrototypeOf, oToString, jsonStringify, StringC, TypeErrorC, EventC, AbortSignalC, isObj, opError, domError,
+    listen,
   } = ns;
   // Captured before any page script (see base.js).
   const MessageChannelC = MessageChannel;
@@ -20,26 +21,49 @@
 
   // ---- later tasks --------------------------------------------------------------------------
   // One message per task on a channel only this file holds; the queue is a null-prototype record
-  // indexed by counters, so a page's Array.prototype patches never see it.
+  // indexed by counters, so a page's Array.prototype patches never see it. A task's `then` runs
+  // in a second listener of the same message event: Chromium calls each listener with an empty
+  // stack and runs every microtask in between, as it does between a callback it made (a tool's
+  // execute) and the event it fires next.
   /** @type {Record<number, () => void>} */
   const queue = oCreate(null);
+  /** @type {Record<number, () => void>} */
+  const thens = oCreate(null);
   let head = 0;
   let tail = 0;
+  let ran = -1; // the entry the first listener ran last
   const chan = new MessageChannelC();
+  /** @param {(() => void)|undefined} f */
+  const call = (f) => {
+    try {
+      if (f) f();
+    } catch {
+      /* a page listener's throw is the page's business */
+    }
+  };
   rApply(onmessageSet, chan.port1, [
     () => {
       if (head === tail) return;
+      ran = head;
       const f = queue[head];
       delete queue[head++];
-      try {
-        f();
-      } catch {
-        /* a page listener's throw is the page's business */
-      }
+      call(f);
     },
   ]);
-  /** Runs `f` in a task of its own, after the ones queued before. @param {() => void} f */
-  const task = (f) => {
+  rApply(listen, chan.port1, [
+    'message',
+    () => {
+      const f = thens[ran];
+      delete thens[ran];
+      call(f);
+    },
+  ]);
+  /**
+   * Runs `f` in a task of its own, after the ones queued before; then, in the same task once the
+   * microtasks have run, `then`. @param {() => void} f @param {() => void} [then]
+   */
+  const task = (f, then) => {
+    if (then) thens[tail] = then;
     queue[tail++] = f;
     rApply(portPost, chan.port2, [null]);
   };

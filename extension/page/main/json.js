@@ -6,7 +6,7 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js did not run: another copy owns the page
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
     rApply, oCreate, oKeys, oGetOwnPropertyDescriptor, oGetPrototypeOf, oToString, ObjectProto, ArrayProto,
     isArray, jsonStringify, jsonParse, StringC, MapC, SetC, WeakSetC, ErrorC, NodeC, ArrayBufferIsView,

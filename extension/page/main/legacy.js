@@ -9,7 +9,7 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js did not run: another copy owns the page
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
     oFreeze, oDefineProperty, oGetOwnPropertyDescriptor, StringC, MapC, SetC, isObj, typeError, domError,
     readToolDict, checkNewName,

@@ -8,13 +8,13 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js did not run: another copy owns the page
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
     W, D, rApply, oDefineProperty, oGetOwnPropertyDescriptor, jsonParse, jsonStringify, StringC, PromiseC, MapC, SetC,
     TypeErrorC, DOMExceptionC, EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
     opError, domError, abortReason, plainJson, jsonCopy, requestUserInteraction, readToolDict, checkNewName,
     installLegacy, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions,
-    inputJson, parseFailed, readOrigins, nativeText, annotationsOut, unknownTool, toolFailed, NoResponse, publishHook, tree, hookFor, notifyOthers, installRemote, toolsDenied, ArrayProto,
+    inputJson, parseFailed, readOrigins, nativeText, annotationsOut, unknownTool, toolFailed, NoResponse, publishHook, tree, hookFor, notifyOthers, installRemote, ArrayProto,
   } = ns;
   const arraySort = ArrayProto.sort;
   const promiseResolve = PromiseC.resolve;
@@ -90,61 +90,81 @@
 
     /**
      * Runs a tool as Chromium does: in a later task, `execute(input, {signal})` with no `this`,
-     * then toolactivated; its outcome settles in a task after it. The caller's abort settles the
-     * call with the abort's reason, then aborts the tool's own signal (an AbortError) and fires
-     * toolcancel, each in a task. Old drafts' tools (legacy) keep their `this` and get
-     * `requestUserInteraction` on the options.
+     * then, once the microtasks have run, toolactivated; its outcome settles in a task after it.
+     * The caller's abort settles the call at once with the abort's reason; the tool runs all the
+     * same (Chromium's request is on its way already) and, in a task after toolactivated, its
+     * own signal aborts (an AbortError) and, after the microtasks, toolcancel fires; unless its
+     * result is in by then (a tool that aborts the caller's signal and returns a value is not
+     * cancelled). Old drafts' tools (legacy) keep their `this` and get `requestUserInteraction`
+     * on the options.
      * @param {Entry} e @param {any} input @param {AbortSignal|undefined} signal @param {Settle} settle
      */
     const start = (e, input, signal, settle) => {
       const ac = new AbortControllerC();
       const legacy = e.source === 'legacy';
       const options = legacy ? { requestUserInteraction, signal: ac.signal } : { signal: ac.signal };
-      let done = false;
-      let started = false;
+      let done = false; // the caller has its answer
+      let activated = false; // toolactivated has fired
+      let over = false; // the tool's own outcome is in (it threw, or its promise settled)
+      let cancelled = false; // the caller aborted
+      let cancelling = false;
+      const cancel = () =>
+        task(
+          () => {
+            if (over) return;
+            over = true;
+            cancelling = true;
+            ac.abort();
+          },
+          () => {
+            if (cancelling) fire('toolcancel', e.name);
+          },
+        );
       const onAbort = () => {
         if (done) return;
         done = true;
-        const reason = abortReason(/** @type {AbortSignal} */ (signal));
-        task(() => {
-          settle('abort', reason);
-          if (started) {
-            task(() => {
-              ac.abort();
-              fire('toolcancel', e.name);
-            });
-          }
-        });
+        cancelled = true;
+        settle('abort', abortReason(/** @type {AbortSignal} */ (signal)));
+        if (activated) cancel();
       };
       /** @param {'ok'|'error'} kind @param {unknown} v */
       const finish = (kind, v) => {
-        if (done) return;
-        done = true;
-        if (signal) rApply(unlisten, signal, ['abort', onAbort]);
-        settle(kind, v);
+        over = true;
+        task(() => {
+          if (done) return;
+          done = true;
+          if (signal) rApply(unlisten, signal, ['abort', onAbort]);
+          settle(kind, v);
+        });
       };
       if (signal) rApply(listen, signal, ['abort', onAbort, { once: true }]);
-      task(() => {
-        if (done) return;
-        started = true;
-        let r;
-        try {
-          r = rApply(e.execute, legacy ? e.tool : undefined, [input, options]);
-        } catch (err) {
+      /** @type {{err: unknown}|null} */
+      let threw = null;
+      task(
+        () => {
+          let r;
+          try {
+            r = rApply(e.execute, legacy ? e.tool : undefined, [input, options]);
+          } catch (err) {
+            threw = { err };
+            return;
+          }
+          try {
+            rApply(promiseThen, rApply(promiseResolve, PromiseC, [r]), [
+              (/** @type {unknown} */ v) => finish('ok', v),
+              (/** @type {unknown} */ err) => finish('error', err),
+            ]);
+          } catch (err) {
+            threw = { err };
+          }
+        },
+        () => {
+          activated = true;
           fire('toolactivated', e.name);
-          task(() => finish('error', err));
-          return;
-        }
-        fire('toolactivated', e.name);
-        try {
-          rApply(promiseThen, rApply(promiseResolve, PromiseC, [r]), [
-            (/** @type {unknown} */ v) => task(() => finish('ok', v)),
-            (/** @type {unknown} */ err) => task(() => finish('error', err)),
-          ]);
-        } catch (err) {
-          task(() => finish('error', err));
-        }
-      });
+          if (threw) finish('error', threw.err);
+          else if (cancelled) cancel();
+        },
+      );
     };
 
     /**
@@ -213,6 +233,16 @@
 
     publishHook({ list: ownList, run: runHere, notify: () => task(() => fire('toolchange')), origin: ORIGIN });
     const remote = installRemote({ tools, runHere, fire }); // cross-origin relatives (frame-remote.js)
+    // This document's `tools` permission (frame-remote.js): unknown until a parent of another
+    // origin answers; the API's calls made before then wait for it, in order.
+    /** @type {boolean|undefined} */
+    let allowed;
+    remote.policy((/** @type {boolean} */ ok) => {
+      allowed = ok;
+    });
+    const denied = () => domError('Access to the feature "tools" is disallowed by permissions policy.', 'NotAllowedError');
+    /** @param {() => Promise<any>} f */
+    const later = (f) => new PromiseC((resolve) => remote.policy(() => resolve(f())));
     // A frame that goes away (removed, navigated) fails what runs in it, and the others' lists change.
     rApply(listen, W, [
       'pagehide',
@@ -236,6 +266,7 @@
        * @returns {Promise<void>}
        */
       registerTool(tool, options = undefined) {
+        if (allowed === undefined) return later(() => rApply(methods.registerTool, mc, [tool, options]));
         return new PromiseC((resolve) => {
           const t = readToolDict(tool, 'registerTool');
           // Options members in Chromium's (sorted) order. `exposedTo` reaches the extension (a
@@ -243,7 +274,7 @@
           // origin); the page's own getTools() in other origins does not see it (docs/ARCHITECTURE.md).
           const exposedTo = isObj(options) ? /** @type {any} */ (options).exposedTo : undefined;
           const origins = readOrigins(exposedTo, 'registerTool', 'ModelContextRegisterToolOptions', 'exposedTo');
-          if (toolsDenied) throw domError('Access to the feature "tools" is disallowed by permissions policy.', 'NotAllowedError');
+          if (!allowed) throw denied();
           const signal = isObj(options) ? /** @type {any} */ (options).signal : undefined;
           if (signal !== undefined && !(signal instanceof AbortSignalC)) {
             throw opError('registerTool', "Failed to read the 'signal' property from 'ModelContextRegisterToolOptions': Failed to convert value to 'AbortSignal'.");
@@ -266,12 +297,14 @@
        * and window. @param {{fromOrigins?: unknown}} [options] @returns {Promise<any[]>}
        */
       getTools(options = undefined) {
+        if (allowed === undefined) return later(() => rApply(methods.getTools, mc, [options]));
         // The list as it is now, delivered in a later task.
         return new PromiseC((resolve) => {
           // Checked as Chromium does; the same origin's tools are listed whatever it names, and
           // the tools of cross-origin relatives of the origins it names exposed to this one.
           const from = isObj(options) ? /** @type {any} */ (options).fromOrigins : undefined;
           const origins = readOrigins(from, 'getTools', 'ModelContextGetToolOptions', 'fromOrigins');
+          if (!allowed) throw denied();
           /** @type {any[]} */
           const out = [];
           let frames = tree();
@@ -313,10 +346,12 @@
        * @returns {Promise<string>}
        */
       executeTool(tool, input = undefined, options = undefined) {
+        if (allowed === undefined) return later(() => rApply(methods.executeTool, mc, [tool, input, options]));
         return new PromiseC((resolve, reject) => {
           const ref = readRegisteredTool(tool);
           const signal = readExecuteOptions(options);
           const text = inputJson(input);
+          if (!allowed) throw denied();
           // An aborted signal rejects at once: the returned promise is already rejected.
           if (signal && signal.aborted) throw abortReason(signal);
           const args = jsonParse(text);
@@ -339,6 +374,12 @@
         });
       }
     }
+    // The methods as defined, for a call that waited for the permission (`later`).
+    const methods = {
+      registerTool: ModelContext.prototype.registerTool,
+      getTools: ModelContext.prototype.getTools,
+      executeTool: ModelContext.prototype.executeTool,
+    };
     oDefineProperty(ModelContext.prototype, Symbol.toStringTag, { value: 'ModelContext', configurable: true });
     for (const type of ['toolchange', 'toolactivated', 'toolcancel']) {
       oDefineProperty(ModelContext.prototype, 'on' + type, {

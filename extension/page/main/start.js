@@ -5,7 +5,7 @@
 
   const NS = Symbol.for('webmcp-sidecar.main-world.files');
   const ns = /** @type {any} */ (window)[NS];
-  if (!ns) return; // base.js did not run: another copy owns the page
+  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   // First, whatever comes next: the page must never reach the namespace.
   delete (/** @type {any} */ (window))[NS];
   const { D, installNative, installPolyfill, installBridge, installDeclarative } = ns;

@@ -179,7 +179,7 @@ def main_js() -> str:
         "(() => {\n"
         "  'use strict';\n\n"
         "  const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];\n"
-        "  if (!ns) return; // a second copy of the files (base.js returned early)\n"
+        "  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context\n"
         f"  ns.NAME_RE = {js_regex(c.TOOL_NAME_PATTERN)};\n"
         "})();\n"
     )

@@ -10,8 +10,9 @@ round, a parent's tool exposed to a child's origin. One registry per page: same-
 share their cross-origin frames' exposed tools, a frame of the top's origin under another origin is
 one of the top's, and a grandchild given the permission down the chain is the top's relative.
 Order is checked, never time.
-What the polyfill cannot know (a frame without the permission cannot register in Chromium; the
-polyfill's frame cannot tell, so only its parent's list leaves it out) is in docs/ARCHITECTURE.md.
+A frame without the permission gets NotAllowedError from the API in every mode (the polyfill's
+frame asks its parent, test_webmcp_policy.py); what the polyfill still cannot know is in
+docs/ARCHITECTURE.md.
 """
 
 from __future__ import annotations
@@ -129,8 +130,7 @@ def test_child_tool_exposed_to_the_parent(page: Any, mode: str, origins: tuple[s
         FRAME_TOOLS, [[["x_hidden", "echo", None], ["x_elsewhere", "echo", ["https://elsewhere.example"]]]]
     )
     assert hidden == ["ok:undefined", "ok:undefined"]
-    # An iframe without allow="tools": Chromium refuses the registration; the polyfill's frame
-    # cannot tell (docs), but its tool never reaches the parent either.
+    # An iframe without allow="tools": the registration is refused (test_webmcp_policy.py).
     plain.evaluate(FRAME_TOOLS, [[["p_exposed", "echo", [a]]]])
     assert child.evaluate(FRAME_TOOLS, [[["x_exposed", "echo", [a]]]]) == ["ok:undefined"]
     page.evaluate(WAIT_LISTED, [[b], "x_exposed", True])
@@ -425,8 +425,8 @@ def test_a_grandchild_frame_with_the_permission_delegated(
     """A third origin's frame inside the allowed cross-origin frame, given `tools` again: its
     tools exposed to the top origin are listed in the top document and run there (Chromium 156
     keeps one registry per page), those exposed to the frame between in that one; the top's
-    tools exposed to it reach it. Not given on at either level: Chromium refuses the
-    registration, the polyfill cannot tell (docs) but leaves the tools out of the top's list."""
+    tools exposed to it reach it. Not given on at either level: the registration is refused
+    (the polyfill's frame asks its parent, frame-remote.js `policy?`)."""
     a, b = origins
     with serve() as c:
         pc = port_of(c)
@@ -441,11 +441,8 @@ def test_a_grandchild_frame_with_the_permission_delegated(
             frame.evaluate(FRAME_TOOLS, [[[name, "echo", [a]]]])
             for frame, name in ((c2, "g_c2"), (c3, "g_c3"))
         ]
-        if mode == "polyfill":
-            assert denied == [["ok:undefined"]] * 2
-        else:
-            refused = 'NotAllowedError: Access to the feature "tools" is disallowed by permissions policy.'
-            assert denied == [[refused]] * 2
+        refused = 'NotAllowedError: Access to the feature "tools" is disallowed by permissions policy.'
+        assert denied == [[refused]] * 2
         tools = [["g_top", "echo", [a]], ["g_mid", "echo", [b]]]
         assert c1.evaluate(FRAME_TOOLS, [tools]) == ["ok:undefined"] * 2
         assert b1.evaluate(POLL_LISTED, [[c], "g_mid"]) == [f"g_mid@{pc}"]
