@@ -125,7 +125,11 @@ async def ui(browser: Browser, tab: int, selector: str) -> list[dict[str, Any]]:
               el.scrollIntoView({ block: 'nearest' });
               const b = el.getBoundingClientRect();
               const checked = el.checked ?? null;
-              return { text: el.textContent, x: b.x + b.width / 2, y: b.y + b.height / 2, checked };
+              // A guarded control takes a click once it has been seen visible a while (ui.js).
+              const guarded = el.hasAttribute('data-guard');
+              const ready = !guarded || el.hasAttribute('data-ready');
+              const x = b.x + b.width / 2, y = b.y + b.height / 2;
+              return { text: el.textContent, x, y, checked, ready, guarded };
             });
           } });
           return r?.result ?? [];
@@ -135,7 +139,11 @@ async def ui(browser: Browser, tab: int, selector: str) -> list[dict[str, Any]]:
 
 
 async def click(browser: Browser, page: Page, tab: int, selector: str) -> None:
-    found = await until(lambda: ui(browser, tab, selector), f"{selector} in the toolbar")
+    async def shown() -> list[dict[str, Any]]:
+        found = await ui(browser, tab, selector)
+        return found if found and found[0]["ready"] else []
+
+    found = await until(shown, f"{selector} in the toolbar, ready for a click")
     await page.mouse.click(found[0]["x"], found[0]["y"])
 
 

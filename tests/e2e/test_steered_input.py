@@ -30,7 +30,9 @@ def mode() -> str:
 
 @pytest.fixture(params=["other-origin", "other-site"])
 def other(request: pytest.FixtureRequest, other_site_url: str) -> str:
-    return other_site_url if request.param == "other-origin" else other_site_url.replace("127.0.0.1", "localhost")
+    if request.param == "other-origin":
+        return other_site_url
+    return other_site_url.replace("127.0.0.1", "localhost")
 
 
 async def hostile_page(page: Page) -> Frame:
@@ -93,5 +95,6 @@ async def test_trusted_skill_steps_are_not_steered_into_another_sites_frame(
     note = await mcp.call(f"{s}__note")
     assert await frame.evaluate("window.confirmed") == 0
     assert await frame.evaluate("document.getElementById('secret').value") == ""
-    assert pay.is_error and "no input was sent" in text(pay) and "/steer/confirm.html is at that point" in text(pay), text(pay)
+    assert pay.is_error and "no input was sent" in text(pay), text(pay)
+    assert "/steer/confirm.html is at that point" in text(pay)
     assert note.is_error and "keyboard focus is on a frame <iframe#decoy>" in text(note), text(note)
