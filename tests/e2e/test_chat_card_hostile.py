@@ -21,7 +21,6 @@ from tests.support.chat_replica import Replica, Reply, serve_replica
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
-
 @pytest.fixture
 def sse() -> Iterator[Replica]:
     with serve_replica("sse") as r:
@@ -30,8 +29,10 @@ def sse() -> Iterator[Replica]:
 
 NOT_TAKEN = "That click was not taken"
 # The hostile page's two tricks, run by the page itself.
-HIDE = "() => { const s = document.createElement('style'); s.id = 'hide'; " \
+HIDE = (
+    "() => { const s = document.createElement('style'); s.id = 'hide'; "
     "s.textContent = 'webmcp-sidecar-chat { opacity: 0 !important; }'; document.head.append(s); }"
+)
 COVER = """() => {
   document.getElementById('hide')?.remove();
   const d = document.createElement('div');
@@ -44,11 +45,16 @@ COVER = """() => {
 
 
 async def hidden_click(
-    browser: Browser, page: Page, tab: int, selector: str, harm: Callable[[], Awaitable[bool]],
+    browser: Browser,
+    page: Page,
+    tab: int,
+    selector: str,
+    harm: Callable[[], Awaitable[bool]],
 ) -> None:
     """Clicks the control where it is while the page hides it (once the browser no longer sees
     it: its `data-ready` is gone), then waits until the toolbar says the click was not taken, or
     until `harm` is done."""
+
     async def unseen() -> list[dict[str, Any]]:
         found = await ui(browser, tab, selector)
         # (An unguarded control, as before the guard, is clicked at once.)
@@ -66,7 +72,12 @@ async def hidden_click(
 
 @pytest.mark.parametrize("trick", [HIDE, COVER], ids=["transparent", "covered"])
 async def test_a_hidden_or_covered_run_card_runs_nothing(
-    browser, sidecar_env, tmp_path, site_url, sse, trick,
+    browser,
+    sidecar_env,
+    tmp_path,
+    site_url,
+    sse,
+    trick,
 ):
     add_adapter(sidecar_env, tmp_path, sse)
     tools, tools_host = await tools_page(browser, site_url)
@@ -88,7 +99,11 @@ async def test_a_hidden_or_covered_run_card_runs_nothing(
 
 
 async def test_auto_run_cannot_be_turned_on_through_a_hidden_toolbar(
-    browser, sidecar_env, tmp_path, site_url, sse,
+    browser,
+    sidecar_env,
+    tmp_path,
+    site_url,
+    sse,
 ):
     add_adapter(sidecar_env, tmp_path, sse)
     _, tools_host = await tools_page(browser, site_url)

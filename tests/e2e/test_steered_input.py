@@ -70,18 +70,35 @@ STEER_SKILL = {
     "description": "Real input on the steering test page.",
     "match": ["http://127.0.0.1/steer/top.html*"],
     "tools": [
-        {"name": "pay", "description": "Presses Pay.", "inputSchema": {"type": "object", "properties": {}},
-         "steps": [{"action": "click", "selector": "#pay", "trusted": True},
-                   {"action": "return", "value": "paid"}]},
-        {"name": "note", "description": "Types a note.", "inputSchema": {"type": "object", "properties": {}},
-         "steps": [{"action": "type", "selector": "#note", "text": "my secret", "trusted": True},
-                   {"action": "return", "value": "noted"}]},
+        {
+            "name": "pay",
+            "description": "Presses Pay.",
+            "inputSchema": {"type": "object", "properties": {}},
+            "steps": [
+                {"action": "click", "selector": "#pay", "trusted": True},
+                {"action": "return", "value": "paid"},
+            ],
+        },
+        {
+            "name": "note",
+            "description": "Types a note.",
+            "inputSchema": {"type": "object", "properties": {}},
+            "steps": [
+                {"action": "type", "selector": "#note", "text": "my secret", "trusted": True},
+                {"action": "return", "value": "noted"},
+            ],
+        },
     ],
 }
 
 
 async def test_trusted_skill_steps_are_not_steered_into_another_sites_frame(
-    browser, mcp, sidecar_env, site_url, other, tmp_path,
+    browser,
+    mcp,
+    sidecar_env,
+    site_url,
+    other,
+    tmp_path,
 ):
     path = tmp_path / "steer-test.skill.json"
     path.write_text(json.dumps(STEER_SKILL))
