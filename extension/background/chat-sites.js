@@ -39,6 +39,25 @@ export function hostMatches(pattern, host) {
   return pname.startsWith('*.') ? name === pname.slice(2) || name.endsWith(pname.slice(1)) : name === pname;
 }
 
+/**
+ * Loopback hosts: nobody on the network can answer for them, so plain http is allowed there
+ * (local chat UIs, the tests' replicas). Anywhere else an adapter acts on https only: a plain-http
+ * page of a chat site's host may be a network attacker's, and must not get its settings.
+ */
+const LOOPBACK = /^(localhost|[^:]*\.localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * The origin a chat page's settings belong to, for an http(s) URL that may carry them: an https
+ * one, or http on a loopback host; else null. Settings are keyed by `host[:port]` (siteOf), which
+ * with this names exactly one origin. @param {string} url
+ */
+export function chatOrigin(url) {
+  let u;
+  try { u = new URL(url); } catch { return null; }
+  if (u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK.test(u.hostname))) return u.origin;
+  return null;
+}
+
 /** Read-only as the confirm policy counts it: said so, and not said to change things. */
 const readOnly = (a) => a?.readOnlyHint === true && a?.destructiveHint !== true && a?.consequentialHint !== true;
 
@@ -115,12 +134,11 @@ export class ChatSites {
 
   // --- tabs ------------------------------------------------------------------------------------
 
-  /** The adapter for a page URL (http/https only), or null. */
+  /** The adapter for a page URL (https, or http on a loopback host: chatOrigin), or null. */
   adapterFor(url) {
-    let u;
-    try { u = new URL(url); } catch { return null; }
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') return null;
-    return this.adapters.find((a) => (a.hostnames ?? []).some((h) => hostMatches(h, u.host))) ?? null;
+    if (!chatOrigin(url)) return null;
+    const host = new URL(url).host;
+    return this.adapters.find((a) => (a.hostnames ?? []).some((h) => hostMatches(h, host))) ?? null;
   }
 
   /** A loaded tab of an adapter's site: the toolbar (isolated world), the hook if enabled. */
@@ -162,8 +180,10 @@ export class ChatSites {
     });
   }
 
+  /** The port's site (`host[:port]`, the prefs' key): '' unless its page may have them (chatOrigin). */
   siteOfPort(port) {
-    return siteOf(port.sender?.url ?? port.sender?.tab?.url ?? '') ?? '';
+    const url = port.sender?.url ?? '';
+    return chatOrigin(url) ? siteOf(url) ?? '' : '';
   }
 
   /** @returns {Prefs} */

@@ -86,6 +86,31 @@ test('extension pages only, and only sites an adapter names', async () => {
   assert.deepEqual(cs.prefs, {});
 });
 
+test('an https chat site settings never reach a plain-http page of its host (a network attacker)', async () => {
+  const { cs, injected } = setup();
+  const adapter = { ...ADAPTER, hostnames: ['chat.example'] };
+  await cs.update({ sites: [adapter] });
+  cs.prefs = { 'chat.example': { enabled: true, chosen: ['site:a.test/add'], autoRun: true, autoSend: true, allowed: [] } };
+  injected.length = 0;
+  // The http page gets no toolbar, no hook, no state, and cannot run or change anything.
+  await cs.offer(7, 'http://chat.example/');
+  assert.deepEqual(injected, []);
+  const posted = [];
+  const port = { sender: { tab: { id: 7 }, frameId: 0, url: 'http://chat.example/', id: ID }, postMessage: (m) => posted.push(m) };
+  await cs.fromPage(port, { type: 'hello' });
+  await cs.fromPage(port, { type: 'set', autoRun: true, enabled: true });
+  await cs.fromPage(port, { type: 'run', req: 1, name: 'add', arguments: {} });
+  assert.deepEqual(posted, []);
+  assert.deepEqual(Object.keys(cs.prefs), ['chat.example']);
+  // The https page of that host has them.
+  await cs.offer(8, 'https://chat.example/');
+  assert.deepEqual(injected.map((o) => [o.target.tabId, o.world ?? 'ISOLATED']), [[8, 'ISOLATED'], [8, 'MAIN']]);
+  const good = { sender: { tab: { id: 8 }, frameId: 0, url: 'https://chat.example/', id: ID }, postMessage: (m) => posted.push(m) };
+  await cs.fromPage(good, { type: 'hello' });
+  assert.equal(posted.at(-1)?.type, 'state');
+  assert.equal(posted.at(-1)?.enabled, true);
+});
+
 test('auto-run: read-only tools when the site allows it; any other only when allowed one by one', () => {
   const p = { enabled: true, chosen: [], autoRun: true, autoSend: false, allowed: ['site:a/buy'] };
   const ro = /** @type {any} */ ({ key: 'site:a/add', readOnly: true });
