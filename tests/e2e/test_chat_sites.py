@@ -197,6 +197,14 @@ async def enable(
         await check(browser, page, tab, "[data-act=autosend]", "auto-send on")
     if auto_run:
         await check(browser, page, tab, "[data-act=autorun]", "auto-run on")
+        # A page's own tool's readOnlyHint is that page's word, which auto-run does not take: the
+        # user allows such a tool one by one (the Chat sites view's Allow), here in the worker.
+        pages = [k for k in keys or (f"site:{tools_host}/add",) if k.startswith("site:")]
+        worker = await browser.worker()
+        await worker.evaluate(
+            "([site, keys]) => globalThis.sidecar.chatSites.setPrefs(site, { allowed: keys })",
+            [page.url.split("/")[2], pages],
+        )
     await click(browser, page, tab, "[data-act=toggle-open]")  # folded again: the cards show
 
 

@@ -141,10 +141,10 @@
               const chosen = new Set(state.tools.filter((x) => x.chosen).map((x) => x.key));
               if (e.target.checked) chosen.add(t.key); else chosen.delete(t.key);
               on.set({ chosen: [...chosen] });
-            } }), ` ${t.name} `, h('span', { class: 'note', text: `${t.where}${t.readOnly ? ', read-only' : ''}${t.autoRun ? ', runs without asking' : ''}` })));
+            } }), ` ${t.name} `, h('span', { class: 'note', text: `${t.where}${t.readOnly ? (t.trusted ? ', read-only' : ', read-only (says the page)') : ''}${t.autoRun ? ', runs without asking' : ''}` })));
         }
         body.append(list,
-          h('label', {}, h('input', { type: 'checkbox', 'data-act': 'autorun', [GUARD]: true, checked: s.autoRun, onchange: (e) => on.set({ autoRun: e.target.checked }) }), ' Run read-only tools without asking'),
+          h('label', {}, h('input', { type: 'checkbox', 'data-act': 'autorun', [GUARD]: true, checked: s.autoRun, onchange: (e) => on.set({ autoRun: e.target.checked }) }), ' Run read-only tools of local servers and skills without asking'),
           h('label', {}, h('input', { type: 'checkbox', 'data-act': 'autosend', [GUARD]: true, checked: s.autoSend, onchange: (e) => on.set({ autoSend: e.target.checked }) }), ' Send results automatically'),
           h('div', {}, h('button', { 'data-act': 'rearm', onclick: () => on.rearm() , text: 'Tell the chat about the tools again' })));
         const paste = /** @type {HTMLTextAreaElement} */ (h('textarea', { 'data-role': 'paste', placeholder: '<tool_call>{"name": …, "arguments": {…}}</tool_call>' }));
