@@ -22,7 +22,7 @@ def mode() -> str:
 
 
 async def test_a_page_cannot_load_the_bridge_by_the_fixed_id(browser, mcp, site_url):
-    page, _, worker = await with_lane(browser, mcp, site_url)  # the lane still comes up
+    page, _, _ = await with_lane(browser, mcp, site_url)  # the lane still comes up
     url = f"chrome-extension://{EXTENSION_ID}/page/bridge/lane.html"
     got = await page.evaluate(PROBE, url)
     assert got.startswith("failed"), got[:200]
