@@ -15,6 +15,7 @@
 import { calls, CHAT_LIB_FILES } from '../lib/chat/index.js';
 import { DEFAULT_MAX_BYTES } from '../lib/protocol.js';
 import { siteOf } from '../lib/site.js';
+import { isPublicSuffix } from '../lib/public-suffix.js';
 
 export const CHAT_PORT_NAME = 'webmcp-chat';
 const STORE_KEY = 'chatSites.prefs';
@@ -35,11 +36,15 @@ const MAX_SITE = 300;
  *   not from a web page
  */
 
-/** A page's `host[:port]` against an adapter's hostname (`*.x` = x and its subdomains). */
+/**
+ * A page's `host[:port]` against an adapter's hostname (`*.x` = x and its subdomains). A public
+ * suffix (`com`, `*.co.uk`) matches nothing: the host refuses it, this is for a file that skipped that.
+ */
 export function hostMatches(pattern, host) {
   const [name, port = ''] = host.split(':');
   const [pname, pport = ''] = pattern.split(':');
   if (pport && pport !== port) return false;
+  if (isPublicSuffix(pname.startsWith('*.') ? pname.slice(2) : pname)) return false;
   return pname.startsWith('*.') ? name === pname.slice(2) || name.endsWith(pname.slice(1)) : name === pname;
 }
 
