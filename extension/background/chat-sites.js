@@ -6,13 +6,16 @@
 // and the user's local MCP servers' tools (through the host: `chat_server_call`). Every call is in
 // the operation log with the chat site as its caller. Per site, kept in chrome.storage.local:
 // enabled, the chosen tools, auto-run for read-only tools, the tools allowed to run without
-// asking (any tool, one by one), auto-send of results. The side panel's Chat sites view reads and
+// asking (any tool, one by one), auto-send of results. Auto-run believes a tool's `readOnlyHint`
+// only from a source the user trusts: local MCP servers and skills the user installed; a web
+// page's word about its own tools runs nothing without a click (the user may allow that tool). The side panel's Chat sites view reads and
 // sets them with runtime messages (`chat_sites_state`, `chat_sites_tools`, `chat_sites_set`;
 // extension pages only, as skills-panel.js checks).
 
 import { calls, CHAT_LIB_FILES } from '../lib/chat/index.js';
 import { DEFAULT_MAX_BYTES } from '../lib/protocol.js';
 import { siteOf } from '../lib/site.js';
+import { isPublicSuffix } from '../lib/public-suffix.js';
 
 export const CHAT_PORT_NAME = 'webmcp-chat';
 const STORE_KEY = 'chatSites.prefs';
@@ -28,25 +31,51 @@ const MAX_SITE = 300;
  * @typedef {{enabled: boolean, chosen: string[], autoRun: boolean, autoSend: boolean, allowed: string[]}} Prefs
  *   allowed: tools (keys) that run without asking, whatever they do
  * @typedef {{key: string, where: string, tool: string, kind: 'site'|'mcp', description: string,
- *   inputSchema: any, readOnly: boolean}} Offered
+ *   inputSchema: any, readOnly: boolean, trusted: boolean}} Offered
+ *   trusted: its hints come from a source the user trusts (a local server, an installed skill),
+ *   not from a web page
  */
 
-/** A page's `host[:port]` against an adapter's hostname (`*.x` = x and its subdomains). */
+/**
+ * A page's `host[:port]` against an adapter's hostname (`*.x` = x and its subdomains). A public
+ * suffix (`com`, `*.co.uk`) matches nothing: the host refuses it, this is for a file that skipped that.
+ */
 export function hostMatches(pattern, host) {
   const [name, port = ''] = host.split(':');
   const [pname, pport = ''] = pattern.split(':');
   if (pport && pport !== port) return false;
+  if (isPublicSuffix(pname.startsWith('*.') ? pname.slice(2) : pname)) return false;
   return pname.startsWith('*.') ? name === pname.slice(2) || name.endsWith(pname.slice(1)) : name === pname;
+}
+
+/**
+ * Loopback hosts: nobody on the network can answer for them, so plain http is allowed there
+ * (local chat UIs, the tests' replicas). Anywhere else an adapter acts on https only: a plain-http
+ * page of a chat site's host may be a network attacker's, and must not get its settings.
+ */
+const LOOPBACK = /^(localhost|[^:]*\.localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * The origin a chat page's settings belong to, for an http(s) URL that may carry them: an https
+ * one, or http on a loopback host; else null. Settings are keyed by `host[:port]` (siteOf), which
+ * with this names exactly one origin. @param {string} url
+ */
+export function chatOrigin(url) {
+  let u;
+  try { u = new URL(url); } catch { return null; }
+  if (u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK.test(u.hostname))) return u.origin;
+  return null;
 }
 
 /** Read-only as the confirm policy counts it: said so, and not said to change things. */
 const readOnly = (a) => a?.readOnlyHint === true && a?.destructiveHint !== true && a?.consequentialHint !== true;
 
 /**
- * Whether a call of this tool runs without the user's click: read-only ones when the site allows
- * that, any other only when the user allowed that very tool. @param {Prefs} p @param {Offered} t
+ * Whether a call of this tool runs without the user's click: read-only ones (by hints from a
+ * trusted source) when the site allows that, any other only when the user allowed that very tool.
+ * @param {Prefs} p @param {{key: string, readOnly: boolean, trusted: boolean}} t
  */
-export const autoRuns = (p, t) => (p.autoRun && t.readOnly) || p.allowed.includes(t.key);
+export const autoRuns = (p, t) => (p.autoRun && t.readOnly && t.trusted) || p.allowed.includes(t.key);
 
 export class ChatSites {
   /**
@@ -115,12 +144,11 @@ export class ChatSites {
 
   // --- tabs ------------------------------------------------------------------------------------
 
-  /** The adapter for a page URL (http/https only), or null. */
+  /** The adapter for a page URL (https, or http on a loopback host: chatOrigin), or null. */
   adapterFor(url) {
-    let u;
-    try { u = new URL(url); } catch { return null; }
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') return null;
-    return this.adapters.find((a) => (a.hostnames ?? []).some((h) => hostMatches(h, u.host))) ?? null;
+    if (!chatOrigin(url)) return null;
+    const host = new URL(url).host;
+    return this.adapters.find((a) => (a.hostnames ?? []).some((h) => hostMatches(h, host))) ?? null;
   }
 
   /** A loaded tab of an adapter's site: the toolbar (isolated world), the hook if enabled. */
@@ -162,8 +190,10 @@ export class ChatSites {
     });
   }
 
+  /** The port's site (`host[:port]`, the prefs' key): '' unless its page may have them (chatOrigin). */
   siteOfPort(port) {
-    return siteOf(port.sender?.url ?? port.sender?.tab?.url ?? '') ?? '';
+    const url = port.sender?.url ?? '';
+    return chatOrigin(url) ? siteOf(url) ?? '' : '';
   }
 
   /** @returns {Prefs} */
@@ -218,14 +248,15 @@ export class ChatSites {
       if (where === site) continue; // the chat site's own tools are the page's business
       for (const t of tools) {
         out.push({ key: `site:${where}/${t.name}`, where, tool: t.name, kind: 'site', description: t.description ?? '',
-          inputSchema: t.inputSchema ?? { type: 'object', properties: {} }, readOnly: readOnly(t.annotations) });
+          inputSchema: t.inputSchema ?? { type: 'object', properties: {} }, readOnly: readOnly(t.annotations),
+          trusted: t.source === 'skill' }); // a page cannot say its tool is a skill (lib/tools.js)
       }
     }
     for (const [server, tools] of Object.entries(await this.listServerTools(site, fresh))) {
       for (const t of Array.isArray(tools) ? tools : []) {
         if (typeof t?.name !== 'string') continue;
         out.push({ key: `mcp:${server}/${t.name}`, where: server, tool: t.name, kind: 'mcp', description: String(t.description ?? ''),
-          inputSchema: t.inputSchema ?? { type: 'object', properties: {} }, readOnly: readOnly(t.annotations) });
+          inputSchema: t.inputSchema ?? { type: 'object', properties: {} }, readOnly: readOnly(t.annotations), trusted: true });
       }
     }
     return out;
@@ -272,7 +303,7 @@ export class ChatSites {
         type: 'state', site, ...prefs,
         adapter: { name: adapter.name, title: adapter.title, verified: adapter.verified === true,
           request: adapter.request, response: adapter.response, selectors: adapter.selectors },
-        tools: all.map((t) => ({ key: t.key, where: t.where, tool: t.tool, readOnly: t.readOnly, chosen: prefs.chosen.includes(t.key),
+        tools: all.map((t) => ({ key: t.key, where: t.where, tool: t.tool, readOnly: t.readOnly, trusted: t.trusted, chosen: prefs.chosen.includes(t.key),
           name: chosen.find((c) => c.key === t.key)?.name ?? t.tool, autoRun: autoRuns(prefs, t) })),
         block: prefs.enabled ? block : null,
       });
@@ -331,7 +362,7 @@ export class ChatSites {
   async panelTools(site) {
     const prefs = this.prefsOf(site);
     const { all, chosen } = await this.chosenTools(site, true);
-    return { site, ...prefs, tools: all.map((t) => ({ key: t.key, where: t.where, tool: t.tool, kind: t.kind, readOnly: t.readOnly,
+    return { site, ...prefs, tools: all.map((t) => ({ key: t.key, where: t.where, tool: t.tool, kind: t.kind, readOnly: t.readOnly, trusted: t.trusted,
       description: String(t.description).slice(0, 300), chosen: prefs.chosen.includes(t.key), allowed: prefs.allowed.includes(t.key),
       name: chosen.find((c) => c.key === t.key)?.name ?? t.tool })) };
   }

@@ -6,6 +6,7 @@ import { cleanText, DEFAULT_PAGE_CHARS, textPage } from '../lib/page-text.js';
 import { keyEvents, parseKey } from '../lib/keys.js';
 import { checkScriptable, inPage, ToolError } from './page-calls.js';
 import { noteChecked, noteRows, noteTarget } from './skill-recorder.js';
+import { focusProblem, pointProblem, typingLanded } from './input-guard.js';
 import { BROWSER_TOOLS } from '../lib/protocol.js';
 
 const NAV_WAIT_MS = 30_000;
@@ -119,6 +120,17 @@ async function pressKey(send, key) {
 
 const BUTTONS = { left: 1, right: 2, middle: 4 };
 
+/**
+ * Refuses real input that would not land on `what` (input-guard.js): another frame or element at
+ * the point, or the focus moved elsewhere, since the page agent aimed.
+ * @param {string|null} problem @param {string} what
+ */
+function refuseIfSteered(problem, what) {
+  if (problem) {
+    throw new ToolError('page_error', `Nothing was sent to ${what}: ${problem} (the page moved something there since it was aimed at). Take a new snapshot and try again; if this repeats, the page is steering input elsewhere.`);
+  }
+}
+
 /** @type {Record<string, BrowserTool>} */
 export const PAGE_TOOLS = {
   snapshot: {
@@ -155,10 +167,13 @@ export const PAGE_TOOLS = {
       if (!(button in BUTTONS)) throw new ToolError('invalid_args', '`button` is left, right or middle.');
       const clicks = boolArg(ctx, 'double', false) ? 2 : 1;
       // The element's selector is recorded alongside (skill-recorder.js): refs die with the page.
-      const [pt] = await Promise.all([inPage(tab.id, 'point', { ref }), noteTarget(ctx, tab.id, ref)]);
+      const nonce = crypto.randomUUID();
+      const [pt] = await Promise.all([inPage(tab.id, 'point', { ref, aim: nonce }), noteTarget(ctx, tab.id, ref)]);
       const note = await actAndSettle(env, ctx, tab, async (send) => {
         await mouse(send, 'mouseMoved', pt.x, pt.y);
         for (let n = 1; n <= clicks; n++) {
+          // After the move (a page may swap a frame in on mousemove), right before each press.
+          refuseIfSteered(await pointProblem(send, { x: pt.x, y: pt.y, nonce }), `${ref} (${pt.desc})`);
           const extra = { button, clickCount: n, buttons: BUTTONS[button] };
           await mouse(send, 'mousePressed', pt.x, pt.y, extra);
           await mouse(send, 'mouseReleased', pt.x, pt.y, { ...extra, buttons: 0 });
@@ -177,13 +192,25 @@ export const PAGE_TOOLS = {
       if (typeof text !== 'string') throw new ToolError('invalid_args', 'Give the text to type in `text`.');
       const clear = boolArg(ctx, 'clear', true);
       const submit = boolArg(ctx, 'submit', false);
-      const [f] = await Promise.all([inPage(tab.id, 'focus', { ref, clear }), noteTarget(ctx, tab.id, ref)]);
+      const nonce = crypto.randomUUID();
+      const [f] = await Promise.all([inPage(tab.id, 'focus', { ref, clear, aim: nonce }), noteTarget(ctx, tab.id, ref)]);
+      const what = `${ref} (${f.desc})`;
       const note = await actAndSettle(env, ctx, tab, async (send) => {
+        refuseIfSteered(await focusProblem(send, nonce), what);
         if (text) await send('Input.insertText', { text });
         else if (clear) await pressKey(send, /** @type {any} */ (parseKey('Backspace')));
-        if (submit) await pressKey(send, /** @type {any} */ (parseKey('Enter')));
+        if (text) {
+          const after = await inPage(tab.id, 'aimed', { nonce }).catch(() => null);
+          if (!typingLanded(text, f.before, typeof after?.value === 'string' ? after.value : null)) {
+            throw new ToolError('page_error', `The text did not reach ${what}: its value did not change (the page moved the keyboard focus elsewhere as it was typed, perhaps into another site's frame). Nothing was submitted.`);
+          }
+        }
+        if (submit) {
+          refuseIfSteered(await focusProblem(send, nonce), `${what} (Enter)`);
+          await pressKey(send, /** @type {any} */ (parseKey('Enter')));
+        }
       });
-      if (submit) return `Typed into ${ref} (${f.desc}) and pressed Enter.${note}`;
+      if (submit) return `Typed into ${what} and pressed Enter.${note}`;
       const now = await inPage(tab.id, 'value', { ref }).catch(() => null);
       const shown = now && typeof now.value === 'string' ? ` Its value is now ${JSON.stringify(now.value.slice(0, 200))}.` : '';
       return `Typed into ${ref} (${f.desc}).${shown}${note}`;
@@ -197,11 +224,15 @@ export const PAGE_TOOLS = {
       if ('error' in key) throw new ToolError('invalid_args', key.error);
       const ref = refArg(ctx, 'ref', false);
       let where = 'the page';
+      const nonce = ref ? crypto.randomUUID() : null;
       if (ref) {
-        const [f] = await Promise.all([inPage(tab.id, 'focus', { ref, needEditable: false }), noteTarget(ctx, tab.id, ref)]);
+        const [f] = await Promise.all([inPage(tab.id, 'focus', { ref, needEditable: false, aim: nonce }), noteTarget(ctx, tab.id, ref)]);
         where = `${ref} (${f.desc})`;
       }
-      const note = await actAndSettle(env, ctx, tab, (send) => pressKey(send, key));
+      const note = await actAndSettle(env, ctx, tab, async (send) => {
+        refuseIfSteered(await focusProblem(send, nonce), where);
+        await pressKey(send, key);
+      });
       return `Pressed ${ctx.args.key} in ${where}.${note}`;
     },
   },

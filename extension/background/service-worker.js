@@ -23,4 +23,5 @@ globalThis.sidecar = {
   browserTools: worker.browserTools,
   routes: worker.routes,
   skills: worker.skills,
+  chatSites: worker.chatSites,
 };

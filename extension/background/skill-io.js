@@ -5,6 +5,7 @@
 import { keyEvents, parseKey } from '../lib/keys.js';
 import { StepError } from '../lib/skills/runner.js';
 import { inPage } from './page-calls.js';
+import { focusProblem, pointProblem, typingLanded } from './input-guard.js';
 
 /** Steps that only look at the page: run again in the new document if one came mid-step. */
 const LOOKS = new Set(['wait_for', 'extract', 'scroll']);
@@ -21,15 +22,22 @@ export function skillIo(tabId, signal, { loads, debuggers, chrome }) {
   const gone = () => {
     if (signal.aborted) throw new StepError('cancelled', 'The call was cancelled.');
   };
+  /** The nonce the page marked a trusted step's element with (input-guard.js). */
+  let aim = '';
+  /** @param {string|null} problem */
+  const steered = (problem) => {
+    if (problem) throw new StepError('page_error', `no input was sent: ${problem} (the page moved something there since the step aimed). If this repeats, the page is steering input elsewhere.`);
+  };
   return {
     mark: () => loads.mark(tabId),
     async step(step, index, timeoutMs) {
       const t0 = Date.now();
+      if (step.trusted) aim = crypto.randomUUID();
       for (;;) {
         gone();
         const mark = loads.mark(tabId);
         try {
-          return await inPage(tabId, 'skill_step', { step, index });
+          return await inPage(tabId, 'skill_step', { step, index, ...(step.trusted ? { aim } : {}) });
         } catch (e) {
           // The document went away under the step (a navigation an earlier step began): a
           // step that only looks runs again in the new document; an action is done.
@@ -66,15 +74,25 @@ export function skillIo(tabId, signal, { loads, debuggers, chrome }) {
       await debuggers.use(tabId, async (send) => {
         if (step.action === 'click') {
           const { x, y } = answer.point ?? {};
-          if (!Number.isFinite(x) || !Number.isFinite(y)) throw new StepError('page_error', 'the page gave no point to click');
+          if (!Number.isInteger(x) || !Number.isInteger(y)) throw new StepError('page_error', 'the page gave no point to click');
           await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
+          // After the move (a page may swap a frame in on mousemove), right before the press.
+          steered(await pointProblem(send, { x, y, nonce: aim }));
           await send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', buttons: 1, clickCount: 1 });
           await send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', buttons: 0, clickCount: 1 });
         } else if (step.action === 'type') {
-          await send('Input.insertText', { text: String(step.text ?? '') });
+          const text = String(step.text ?? '');
+          const before = await inPage(tabId, 'aimed', { nonce: aim }).catch(() => null);
+          steered(await focusProblem(send, aim));
+          await send('Input.insertText', { text });
+          const after = await inPage(tabId, 'aimed', { nonce: aim }).catch(() => null);
+          if (!typingLanded(text, before?.value, typeof after?.value === 'string' ? after.value : null)) {
+            throw new StepError('page_error', 'the text did not reach the field: its value did not change (the page moved the keyboard focus elsewhere as it was typed, perhaps into another site\'s frame)');
+          }
         } else if (step.action === 'press') {
           const key = parseKey(String(step.key ?? ''));
           if ('error' in key) throw new StepError('invalid_args', key.error);
+          steered(await focusProblem(send, aim));
           for (const ev of keyEvents(key)) await send('Input.dispatchKeyEvent', ev);
         }
         // A round trip: the navigation events this input caused have arrived after it.

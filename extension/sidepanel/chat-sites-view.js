@@ -230,7 +230,7 @@ export class ChatSitesView {
       const b = h('input', { type: 'checkbox', checked: !!s[key], 'data-act': act, on: { change: () => this.set(s.site, { [key]: b.checked }, b) } });
       return h('label', { class: 'check' }, b, ` ${label}`);
     };
-    box.append(flag('autoRun', 'Run read-only tools without asking', 'autorun'), flag('autoSend', 'Send results automatically', 'autosend'));
+    box.append(flag('autoRun', 'Run read-only tools without asking (of local servers and skills you installed; a web page\'s own word that its tool only reads is not taken: allow such a tool one by one)', 'autorun'), flag('autoSend', 'Send results automatically', 'autosend'));
     const answer = this.tools.get(s.site);
     if (!answer) {
       box.append(h('button', { type: 'button', class: 'ghost small', 'data-act': 'tools', on: { click: () => this.loadTools(s.site) } }, 'Choose tools…'));
@@ -258,7 +258,8 @@ export class ChatSitesView {
       on: { change: () => this.set(site, { allowed: keys('allowed', allow.checked) }, allow) } });
     return h('li', { 'data-key': t.key, title: t.description || t.key },
       choose, h('code', { class: 'tool-name', text: t.name }),
-      h('span', { class: `badge ${t.readOnly ? 'ro' : 'rw'}`, text: t.readOnly ? 'read-only' : 'changes things' }),
+      h('span', { class: `badge ${t.readOnly ? 'ro' : 'rw'}`, text: t.readOnly ? (t.trusted ? 'read-only' : 'read-only, says the page') : 'changes things',
+        title: t.readOnly && !t.trusted ? 'The web page says so; auto-run does not take its word. Allow it here to run it without asking.' : '' }),
       h('label', { class: 'check small', title: 'Calls of this tool run without your click' }, allow, ' without asking'));
   }
 

@@ -131,7 +131,11 @@ async def ui(browser: Browser, tab: int, selector: str) -> list[dict[str, Any]]:
               el.scrollIntoView({ block: 'nearest' });
               const b = el.getBoundingClientRect();
               const checked = el.checked ?? null;
-              return { text: el.textContent, x: b.x + b.width / 2, y: b.y + b.height / 2, checked };
+              // A guarded control takes a click once it has been seen visible a while (ui.js).
+              const guarded = el.hasAttribute('data-guard');
+              const ready = !guarded || el.hasAttribute('data-ready');
+              const x = b.x + b.width / 2, y = b.y + b.height / 2;
+              return { text: el.textContent, x, y, checked, ready, guarded };
             });
           } });
           return r?.result ?? [];
@@ -141,7 +145,11 @@ async def ui(browser: Browser, tab: int, selector: str) -> list[dict[str, Any]]:
 
 
 async def click(browser: Browser, page: Page, tab: int, selector: str) -> None:
-    found = await until(lambda: ui(browser, tab, selector), f"{selector} in the toolbar")
+    async def shown() -> list[dict[str, Any]]:
+        found = await ui(browser, tab, selector)
+        return found if found and found[0]["ready"] else []
+
+    found = await until(shown, f"{selector} in the toolbar, ready for a click")
     await page.mouse.click(found[0]["x"], found[0]["y"])
 
 
@@ -195,6 +203,14 @@ async def enable(
         await check(browser, page, tab, "[data-act=autosend]", "auto-send on")
     if auto_run:
         await check(browser, page, tab, "[data-act=autorun]", "auto-run on")
+        # A page's own tool's readOnlyHint is that page's word, which auto-run does not take: the
+        # user allows such a tool one by one (the Chat sites view's Allow), here in the worker.
+        pages = [k for k in keys or (f"site:{tools_host}/add",) if k.startswith("site:")]
+        worker = await browser.worker()
+        await worker.evaluate(
+            "([site, keys]) => globalThis.sidecar.chatSites.setPrefs(site, { allowed: keys })",
+            [page.url.split("/")[2], pages],
+        )
     await click(browser, page, tab, "[data-act=toggle-open]")  # folded again: the cards show
 
 

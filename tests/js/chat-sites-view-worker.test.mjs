@@ -71,7 +71,8 @@ test('tools, then a change: stored, the open toolbar told, the hook injected', a
   await new Promise((r) => setTimeout(r, 10));
   const state = posted.at(-1);
   assert.equal(state.type, 'state');
-  assert.deepEqual(state.tools.filter((t) => t.chosen).map((t) => [t.tool, t.autoRun]), [['add', true], ['buy', true]]);
+  // `add` says it only reads, but that is a web page's word: it waits for a click; `buy` is allowed.
+  assert.deepEqual(state.tools.filter((t) => t.chosen).map((t) => [t.tool, t.autoRun]), [['add', false], ['buy', true]]);
   assert.ok(state.block.includes('buy'));
 });
 
@@ -86,11 +87,54 @@ test('extension pages only, and only sites an adapter names', async () => {
   assert.deepEqual(cs.prefs, {});
 });
 
+test('an https chat site settings never reach a plain-http page of its host (a network attacker)', async () => {
+  const { cs, injected } = setup();
+  const adapter = { ...ADAPTER, hostnames: ['chat.example'] };
+  await cs.update({ sites: [adapter] });
+  cs.prefs = { 'chat.example': { enabled: true, chosen: ['site:a.test/add'], autoRun: true, autoSend: true, allowed: [] } };
+  injected.length = 0;
+  // The http page gets no toolbar, no hook, no state, and cannot run or change anything.
+  await cs.offer(7, 'http://chat.example/');
+  assert.deepEqual(injected, []);
+  const posted = [];
+  const port = { sender: { tab: { id: 7 }, frameId: 0, url: 'http://chat.example/', id: ID }, postMessage: (m) => posted.push(m) };
+  await cs.fromPage(port, { type: 'hello' });
+  await cs.fromPage(port, { type: 'set', autoRun: true, enabled: true });
+  await cs.fromPage(port, { type: 'run', req: 1, name: 'add', arguments: {} });
+  assert.deepEqual(posted, []);
+  assert.deepEqual(Object.keys(cs.prefs), ['chat.example']);
+  // The https page of that host has them.
+  await cs.offer(8, 'https://chat.example/');
+  assert.deepEqual(injected.map((o) => [o.target.tabId, o.world ?? 'ISOLATED']), [[8, 'ISOLATED'], [8, 'MAIN']]);
+  const good = { sender: { tab: { id: 8 }, frameId: 0, url: 'https://chat.example/', id: ID }, postMessage: (m) => posted.push(m) };
+  await cs.fromPage(good, { type: 'hello' });
+  assert.equal(posted.at(-1)?.type, 'state');
+  assert.equal(posted.at(-1)?.enabled, true);
+});
+
+test('auto-run never takes a web page word that its own tool only reads; a skill or a server it does', async () => {
+  const { cs, ask } = setup(); // a.test's `add` says readOnlyHint: true (a page's tool)
+  const skills = { snapshot: () => ({ 'a.test': [{ name: 'wipe', annotations: { readOnlyHint: true } }],
+    'b.test': [{ name: 'list', source: 'skill', annotations: { readOnlyHint: true } }] }) };
+  cs.w.registry = /** @type {any} */ (skills);
+  await cs.update({ sites: [ADAPTER] });
+  await ask({ type: 'chat_sites_set', site: '127.0.0.1:8123', enabled: true, autoRun: true,
+    chosen: ['site:a.test/wipe', 'site:b.test/list', 'mcp:everything/echo'] });
+  const posted = [];
+  const port = { sender: { tab: { id: 4 }, frameId: 0, url: 'http://127.0.0.1:8123/', id: ID }, postMessage: (m) => posted.push(m) };
+  await cs.postState(port);
+  const runs = Object.fromEntries(posted.at(-1).tools.map((t) => [t.key, t.autoRun]));
+  assert.deepEqual(runs, { 'site:a.test/wipe': false, 'site:b.test/list': true, 'mcp:everything/echo': false });
+  const tools = /** @type {any} */ (await ask({ type: 'chat_sites_tools', site: '127.0.0.1:8123' }));
+  assert.deepEqual(tools.tools.map((t) => [t.key, t.readOnly, t.trusted]),
+    [['site:a.test/wipe', true, false], ['site:b.test/list', true, true], ['mcp:everything/echo', false, true]]);
+});
+
 test('auto-run: read-only tools when the site allows it; any other only when allowed one by one', () => {
   const p = { enabled: true, chosen: [], autoRun: true, autoSend: false, allowed: ['site:a/buy'] };
-  const ro = /** @type {any} */ ({ key: 'site:a/add', readOnly: true });
-  const rw = /** @type {any} */ ({ key: 'site:a/del', readOnly: false });
-  const allowed = /** @type {any} */ ({ key: 'site:a/buy', readOnly: false });
+  const ro = /** @type {any} */ ({ key: 'site:a/add', readOnly: true, trusted: true });
+  const rw = /** @type {any} */ ({ key: 'site:a/del', readOnly: false, trusted: true });
+  const allowed = /** @type {any} */ ({ key: 'site:a/buy', readOnly: false, trusted: false });
   assert.deepEqual([autoRuns(p, ro), autoRuns(p, rw), autoRuns(p, allowed)], [true, false, true]);
   assert.deepEqual([autoRuns({ ...p, autoRun: false }, ro), autoRuns({ ...p, autoRun: false, allowed: [] }, allowed)], [false, false]);
 });

@@ -52,7 +52,13 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_add_list_show_export_remove(data, capsys, tmp_path):
     folder = two_skills(tmp_path / "mine")
     code, out, _ = run(capsys, "add", str(folder))
-    assert (code, out) == (0, "Installed books 1.0.0 (find).\nInstalled cart 1.0.0 (add, view).\n")
+    assert code == 0 and out.splitlines() == [
+        "Installed books 1.0.0 (find).",
+        "  It acts on pages matching: http://127.0.0.1:*/books/*",
+        "Installed cart 1.0.0 (add, view).",
+        "  It acts on pages matching: http://127.0.0.1:*/cart/*",
+        "  except: http://127.0.0.1:*/cart/admin*",
+    ]
     assert (data / "skills" / "cart.skill.json").is_file()
     code, out, _ = run(capsys, "list")
     assert out.splitlines() == [

@@ -11,6 +11,8 @@
  * @typedef {{name: string, match: string[], exclude?: string[], priority?: number}} SkillLike
  */
 
+import { isPublicSuffix } from '../public-suffix.js';
+
 const PATTERN = /^(\*|https?):\/\/(\[[^\]\/]*\]|[^\/:]*)(?::(\*|\d{1,5}))?(\/.*)$/;
 const MAX_PATTERN = 2048;
 
@@ -43,6 +45,8 @@ export function parseMatchPattern(p) {
   } catch {
     throw new TypeError(`"${p.slice(0, 100)}": "${host.slice(0, 100)}" is not a host name or IP address`);
   }
+  // A public suffix (`*.com`, `co.uk`, `*.github.io`) would name most of the web (lib/public-suffix.js).
+  if (isPublicSuffix(canonical)) throw new TypeError(`"${p.slice(0, 100)}": ${canonical} is a public suffix (anyone can have a site under it); name the site itself`);
   const port = rawPort === undefined || rawPort === '*' ? null : String(Number(rawPort));
   if (port !== null && Number(port) > 65535) throw new TypeError(`"${p.slice(0, 100)}": the port is over 65535`);
   return { scheme: /** @type {any} */ (scheme), host: canonical, subdomains, port, path, source: p };

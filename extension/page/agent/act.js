@@ -42,6 +42,38 @@
     return false;
   };
 
+  // Trusted input is aimed here but sent by the worker through CDP to the tab: right before it
+  // presses or types, the worker asks (in a world of its own) what is at the point or has the
+  // focus, and refuses unless it is the element marked here (input-guard.js). The mark is a
+  // fresh nonce on the element (and its label), and `host:nonce` on the shadow hosts around it
+  // (closed ones hide it from that world). Only the last aim is kept, here and in the DOM.
+  const AIM_ATTR = 'data-webmcp-sidecar-aim';
+  /** @type {{nonce: string, el: Element, marked: Element[]}|null} */
+  let aimed = null;
+  function markAim(el, target, nonce) {
+    for (const m of aimed?.marked ?? []) m.removeAttribute(AIM_ATTR);
+    aimed = null;
+    if (typeof nonce !== 'string' || !/^[\w-]{8,64}$/.test(nonce)) return;
+    const marked = [el];
+    if (target && target !== el) marked.push(target);
+    for (const m of marked) m.setAttribute(AIM_ATTR, nonce);
+    for (let n = el.parentNode || el.host; n; n = n.parentNode || n.host) {
+      if (n.nodeType === 11 && n.host) {
+        n.host.setAttribute(AIM_ATTR, `host:${nonce}`);
+        marked.push(n.host);
+      }
+    }
+    aimed = { nonce, el, marked };
+  }
+
+  /** Op `aimed` {nonce}: the value of the element last aimed at (the worker checks typing landed). */
+  function aimedValue(params) {
+    if (!aimed || aimed.nonce !== params.nonce) return fail('page_error', 'The element aimed at is gone (the page changed).');
+    return { value: fieldValue(aimed.el) };
+  }
+
+  const fieldValue = (el) => String('value' in el && typeof el.value === 'string' ? el.value : el.textContent ?? '').slice(0, 100_000);
+
   function point(params) {
     const found = lookup(params.ref);
     if ('error' in found) return found;
@@ -59,7 +91,8 @@
     if (right <= left || bottom <= top) {
       return fail('invalid_args', `${params.ref} (${desc}) is outside the visible part of the page and could not be scrolled into view.`);
     }
-    const x = (left + right) / 2, y = (top + bottom) / 2;
+    // Whole CSS pixels: the worker's hit test (DOM.getNodeForLocation) takes integers.
+    const x = Math.floor((left + right) / 2), y = Math.floor((top + bottom) / 2);
     const hit = hitTest(x, y);
     const ok = hit && (composedContains(target, hit) || composedContains(el, hit) ||
       (hit.localName === 'label' && /** @type {HTMLLabelElement} */ (hit).control === el) || (target !== el && composedContains(hit, el)));
@@ -68,6 +101,7 @@
       const coverDesc = hit ? describe(hit) : '';
       return fail('page_error', `${params.ref} (${desc}) is covered by another element (<${cover}>${hit && coverDesc && !coverDesc.startsWith(hit.localName) ? `, ${coverDesc}` : ''}) at its centre, so a click would land on that instead. Close or move what covers it first (a dialog, banner or overlay), then try again.`);
     }
+    markAim(el, target, params.aim);
     return { x, y, desc, url: location.href };
   }
 
@@ -121,7 +155,8 @@
     }
     const focused = document.activeElement === el || el.contains(document.activeElement) || composedContains(el, document.activeElement);
     if (!focused) return fail('page_error', `${params.ref} (${desc}) did not take the keyboard focus (the page moved it elsewhere).`);
-    return { desc, kind };
+    markAim(el, null, params.aim);
+    return { desc, kind, before: fieldValue(el) };
   }
 
   function value(params) {
@@ -225,5 +260,5 @@
     return {};
   }
 
-  Object.assign(P, { point, focus, value, select, scroll, rect, mark, unmark });
+  Object.assign(P, { markAim, aimedValue, fieldValue, point, focus, value, select, scroll, rect, mark, unmark });
 })();

@@ -5,11 +5,11 @@
 
   const P = /** @type {any} */ (globalThis).webmcpSidecar?.agentParts;
   if (!P) return; // this document has the agent already (see roles.js)
-  const { version, fail, snapshot, point, focus, value, select, scroll, rect, text, waitFor, mark, unmark, skillStep,
+  const { version, fail, snapshot, aimedValue, point, focus, value, select, scroll, rect, text, waitFor, mark, unmark, skillStep,
     skillSteps, skillHealth, selectorFor, rows } = P;
 
   /**
-   * @param {string} op snapshot | point | focus | value | select | scroll | rect | text | wait | mark | unmark | info |
+   * @param {string} op snapshot | point | aimed | focus | value | select | scroll | rect | text | wait | mark | unmark | info |
    *   skill_step | skill_steps | skill_health | selector_for | rows (skills: selectors.js, rows.js, skill-steps.js)
    * @param {any} params
    */
@@ -18,6 +18,7 @@
       switch (op) {
         case 'snapshot': return snapshot(params);
         case 'point': return point(params);
+        case 'aimed': return aimedValue(params);
         case 'focus': return focus(params);
         case 'value': return value(params);
         case 'select': return select(params);

@@ -7,7 +7,7 @@
   const P = /** @type {any} */ (globalThis).webmcpSidecar?.agentParts;
   if (!P) return; // this document has the agent already (see roles.js)
   const { fail, cut, StepFailure, find, needleOf, pageText } = P;
-  const { label, fill, type, click, press, select, check, waitFor, extract, valueOf, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS,
+  const { setAim, label, fill, type, click, press, select, check, waitFor, extract, valueOf, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS,
     MAX_TOTAL } = P.skillParts;
   delete P.skillParts;
 
@@ -39,6 +39,7 @@
     const index = Number.isInteger(params?.index) ? params.index : 0;
     if (!step || typeof step !== 'object' || typeof step.action !== 'string') return fail('bad_request', `step ${index + 1}: not a step`);
     const timeoutMs = Math.min(MAX_TIMEOUT_MS, Math.max(1, Math.floor(Number(step.timeout_ms)) || DEFAULT_TIMEOUT_MS));
+    setAim(params?.aim); // a trusted step's element is marked with it, for the worker's check
     try {
       switch (step.action) {
         case 'fill': { const el = await find(step, timeoutMs); return await watchingNavigation(() => fill(el, step), false); }

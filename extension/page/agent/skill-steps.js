@@ -10,7 +10,11 @@
   const P = /** @type {any} */ (globalThis).webmcpSidecar?.agentParts;
   if (!P) return; // this document has the agent already (see roles.js)
   const { TEXT_INPUTS, collapse, cut, fail, isDisabled, brief, pageSays, StepFailure, refuse, queryAll, needleOf,
-    findNow, waitUntil, instead, find, pageText } = P;
+    findNow, waitUntil, instead, find, pageText, markAim } = P;
+  /** The worker's nonce for the trusted step under way: its element is marked (act.js markAim). */
+  /** @type {string|null} */
+  let aimNonce = null;
+  const setAim = (nonce) => { aimNonce = typeof nonce === 'string' ? nonce : null; };
 
   const DEFAULT_TIMEOUT_MS = 5000;
   const MAX_TIMEOUT_MS = 60000;
@@ -157,7 +161,10 @@
         // types without a selection (email, number): the caret stays where it is
       }
     }
-    if (step.trusted) return { trusted: true, focused: true };
+    if (step.trusted) {
+      markAim(el, null, aimNonce);
+      return { trusted: true, focused: true };
+    }
     if (text.length > MAX_TYPED) throw new StepFailure('bad_request', `${text.length} characters are too many to type key by key (at most ${MAX_TYPED}); use a \`fill\` step or \`trusted: true\``);
     if (step.clear !== false && (kind === 'rich' ? el.textContent : el.value)) {
       if (kind === 'rich') replaceRich(el, '');
@@ -192,11 +199,12 @@
     const left = Math.max(r.left, 0), right = Math.min(r.right, innerWidth);
     const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, innerHeight);
     if (right <= left || bottom <= top) throw refuse(`${brief(el)} is outside the visible part of the page`);
-    const x = (left + right) / 2, y = (top + bottom) / 2;
+    const x = Math.floor((left + right) / 2), y = Math.floor((top + bottom) / 2); // whole pixels, as act.js
     const hit = typeof document.elementFromPoint === 'function' ? document.elementFromPoint(x, y) : null;
     if (hit && !target.contains(hit) && !el.contains(hit) && !hit.contains(el) && /** @type {any} */ (hit).control !== el) {
       throw refuse(`${brief(el)} is covered by ${brief(hit)} at its centre, so a click would land there`);
     }
+    markAim(el, target, aimNonce);
     return { x, y };
   }
 
@@ -246,7 +254,10 @@
     const el = step.selector !== undefined ? await find(step, timeoutMs) : (document.activeElement ?? document.body);
     if (!el) throw refuse(`nothing on the page has the keyboard focus; ${pageSays()}`);
     if (step.selector !== undefined) el.focus?.({ preventScroll: true });
-    if (step.trusted) return { trusted: true, focused: true };
+    if (step.trusted) {
+      markAim(el, null, aimNonce);
+      return { trusted: true, focused: true };
+    }
     const down = key(el, 'keydown', k);
     if (down && k.length === 1) key(el, 'keypress', k);
     key(el, 'keyup', k);
@@ -364,6 +375,6 @@
 
   // The ops built on these steps are in skill-ops.js.
   Object.assign(P, {
-    skillParts: { label, fill, type, click, press, select, check, waitFor, extract, valueOf, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MAX_TOTAL },
+    skillParts: { setAim, label, fill, type, click, press, select, check, waitFor, extract, valueOf, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MAX_TOTAL },
   });
 })();

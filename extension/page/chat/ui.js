@@ -1,6 +1,14 @@
 // The chat toolbar and call cards (docs/CHAT_SITES.md), in the chat page's isolated world: a
 // closed Shadow DOM, so the page can neither read nor press it, and every button answers only a
 // trusted (user) event. It only shows and asks; page/chat/main.js decides and talks to the worker.
+//
+// The toolbar's host element still sits in the page's DOM: the page can make it transparent,
+// move it, or lay its own decoy over it so that the user's click on the decoy lands here. So a
+// control that runs something or widens what runs without asking (Run; turning on the tools, a
+// tool, auto-run, auto-send) takes a click only once the browser has seen it visible (an
+// IntersectionObserver v2 `trackVisibility`: unoccluded, no opacity, transform or filter on it
+// or its ancestors) for MIN_SHOWN_MS, unmoved; else the click is dropped and the toolbar says so.
+// Nothing is exposed as a `part` the page's CSS could style.
 (() => {
   'use strict';
 
@@ -29,6 +37,9 @@
     .note { color: #555; font-size: 12px; }
     [hidden] { display: none !important; }`;
 
+  const MIN_SHOWN_MS = 600;
+  const GUARD = 'data-guard'; // on a control whose click must be proven seen (see the top)
+
   /** Makes an element. @param {string} tag @param {Record<string, any>} [props] @param {...any} kids */
   function h(tag, props = {}, ...kids) {
     const el = document.createElement(tag);
@@ -51,9 +62,58 @@
     const root = hostEl.attachShadow({ mode: 'closed' });
     const style = document.createElement('style');
     style.textContent = CSS;
-    const bar = h('div', { class: 'bar', part: 'bar' });
+    const bar = h('div', { class: 'bar' });
     root.append(style, bar);
     (document.body ?? document.documentElement).append(hostEl);
+
+    // Guarded controls seen visible: since when (performance.now()) and where, by control (what
+    // it does and for which tool or call), so a redraw that puts the same control in the same
+    // place keeps it shown; a move, or the browser seeing it hidden, starts over.
+    /** @type {Map<string, {since: number, at: string}>} */
+    const seen = new Map();
+    const keyOf = (el) => `${el.getAttribute('data-act')}|${el.getAttribute('data-key') ?? ''}|${el.closest('[data-call]')?.getAttribute('data-call') ?? ''}`;
+    const where = (el) => { const r = el.getBoundingClientRect(); return `${r.x},${r.y},${r.width},${r.height}`; };
+    /** @type {WeakMap<Element, ReturnType<typeof setTimeout>>} */
+    const timers = new WeakMap();
+    const io = new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        const el = e.target;
+        if (!el.isConnected) continue; // redrawn: its successor reports for the control
+        const k = keyOf(el);
+        clearTimeout(timers.get(el));
+        el.removeAttribute('data-ready');
+        if (/** @type {any} */ (e).isVisible !== true || e.intersectionRatio < 0.99) {
+          seen.delete(k);
+          continue;
+        }
+        let s = seen.get(k);
+        if (!s || s.at !== where(el)) seen.set(k, s = { since: performance.now(), at: where(el) });
+        // data-ready (inside the closed root: for the tests and the eye) once it may be pressed.
+        timers.set(el, setTimeout(() => el.setAttribute('data-ready', ''), Math.max(0, MIN_SHOWN_MS - (performance.now() - s.since))));
+      }
+    }, /** @type {any} */ ({ threshold: [0, 0.99, 1], trackVisibility: true, delay: 100 }));
+    const observeGuarded = () => {
+      io.disconnect();
+      for (const el of root.querySelectorAll(`[${GUARD}]`)) io.observe(el);
+    };
+    // Capturing, before the control's own listener: a click not proven seen does nothing (a
+    // checkbox stays as it was).
+    root.addEventListener('click', (e) => {
+      const el = /** @type {Element|null} */ (/** @type {any} */ (e.target)?.closest?.(`[${GUARD}]`));
+      if (!el) return;
+      const widening = el.localName !== 'input' || /** @type {HTMLInputElement} */ (el).checked; // a box being ticked
+      if (!widening) return;
+      const s = seen.get(keyOf(el));
+      const ok = e.isTrusted && s && performance.now() - s.since >= MIN_SHOWN_MS && s.at === where(el);
+      if (ok) return;
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      if (s && s.at !== where(el)) { // moved: shown anew from now
+        seen.set(keyOf(el), { since: performance.now(), at: where(el) });
+        el.removeAttribute('data-ready');
+      }
+      status.textContent = 'That click was not taken: the toolbar was covered, hidden, moved or only just shown. Look at it and press again.';
+    }, true);
     let open = false;
     /** @type {any} */
     let state = null;
@@ -70,22 +130,22 @@
           title: verified ? 'This adapter has worked on this site.' : 'This adapter has not been seen working on this site yet.' }),
         h('span', { text: s.enabled ? 'on' : 'off', 'data-role': 'onoff' })));
       const body = h('section');
-      body.append(h('label', {}, h('input', { type: 'checkbox', 'data-act': 'enable', checked: s.enabled,
+      body.append(h('label', {}, h('input', { type: 'checkbox', 'data-act': 'enable', [GUARD]: true, checked: s.enabled,
         onchange: (e) => on.set({ enabled: e.target.checked }) }), ' Use tools on this site'));
       if (s.enabled && open) {
         const list = h('div', { class: 'tools' });
         if (!s.tools.length) list.append(h('div', { class: 'note', text: 'No tools: open a site with WebMCP tools, add a skill, or a local MCP server.' }));
         for (const t of s.tools) {
-          list.append(h('label', { title: t.key }, h('input', { type: 'checkbox', 'data-act': 'choose', 'data-key': t.key, checked: t.chosen,
+          list.append(h('label', { title: t.key }, h('input', { type: 'checkbox', 'data-act': 'choose', 'data-key': t.key, [GUARD]: true, checked: t.chosen,
             onchange: (e) => {
               const chosen = new Set(state.tools.filter((x) => x.chosen).map((x) => x.key));
               if (e.target.checked) chosen.add(t.key); else chosen.delete(t.key);
               on.set({ chosen: [...chosen] });
-            } }), ` ${t.name} `, h('span', { class: 'note', text: `${t.where}${t.readOnly ? ', read-only' : ''}${t.autoRun ? ', runs without asking' : ''}` })));
+            } }), ` ${t.name} `, h('span', { class: 'note', text: `${t.where}${t.readOnly ? (t.trusted ? ', read-only' : ', read-only (says the page)') : ''}${t.autoRun ? ', runs without asking' : ''}` })));
         }
         body.append(list,
-          h('label', {}, h('input', { type: 'checkbox', 'data-act': 'autorun', checked: s.autoRun, onchange: (e) => on.set({ autoRun: e.target.checked }) }), ' Run read-only tools without asking'),
-          h('label', {}, h('input', { type: 'checkbox', 'data-act': 'autosend', checked: s.autoSend, onchange: (e) => on.set({ autoSend: e.target.checked }) }), ' Send results automatically'),
+          h('label', {}, h('input', { type: 'checkbox', 'data-act': 'autorun', [GUARD]: true, checked: s.autoRun, onchange: (e) => on.set({ autoRun: e.target.checked }) }), ' Run read-only tools of local servers and skills without asking'),
+          h('label', {}, h('input', { type: 'checkbox', 'data-act': 'autosend', [GUARD]: true, checked: s.autoSend, onchange: (e) => on.set({ autoSend: e.target.checked }) }), ' Send results automatically'),
           h('div', {}, h('button', { 'data-act': 'rearm', onclick: () => on.rearm() , text: 'Tell the chat about the tools again' })));
         const paste = /** @type {HTMLTextAreaElement} */ (h('textarea', { 'data-role': 'paste', placeholder: '<tool_call>{"name": …, "arguments": {…}}</tool_call>' }));
         body.append(h('div', { class: 'note', text: 'Paste a tool call from the answer:' }), paste,
@@ -95,6 +155,7 @@
         body.append(h('button', { 'data-act': 'add-to-input', onclick: () => on.addToInput(), text: 'Add the tools to my message' }));
       }
       bar.append(h('section', {}, status, cards), body); // calls first: they are what needs the user
+      observeGuarded();
     }
 
     /** A caught call: Run / Deny, or (bad) its plain message. */
@@ -104,12 +165,13 @@
           h('div', {}, h('b', { text: call.name }), h('span', { class: 'note', text: tool ? ` ${tool.where}${tool.readOnly ? ', read-only' : ''}` : ' (not a chosen tool)' })),
           h('pre', { text: JSON.stringify(call.arguments, null, 2) }),
           h('div', { 'data-role': 'actions' },
-            h('button', { class: 'run', 'data-act': 'run', onclick: () => on.run(id), text: 'Run' }),
+            h('button', { class: 'run', 'data-act': 'run', [GUARD]: true, onclick: () => on.run(id), text: 'Run' }),
             h('button', { 'data-act': 'deny', onclick: () => on.deny(id), text: 'Deny' })),
           h('div', { class: 'note', 'data-role': 'outcome' }))
         : h('div', { class: 'card bad', 'data-call': id, 'data-bad': '' },
           h('div', { 'data-role': 'outcome', text: call.error }), h('pre', { text: call.raw }));
       cards.prepend(el);
+      observeGuarded();
       return {
         /** The call is over: no more buttons, what happened instead. @param {string} text */
         done(text) {

@@ -63,10 +63,12 @@
     frame.setAttribute('aria-hidden', 'true');
     frame.tabIndex = -1;
     // To the extension's origin only: a page that swapped the frame's document gets nothing.
+    // `url` is the session's dynamic one (manifest: use_dynamic_url, so a page cannot load the
+    // bridge by our fixed id to detect us); the document it loads has the fixed origin.
     frame.addEventListener('load', function post(ev) {
       if (!ev.isTrusted) return;
       frame.removeEventListener('load', post);
-      frame.contentWindow?.postMessage({ lane: id }, new URL(url).origin, [chan.port2]);
+      frame.contentWindow?.postMessage({ lane: id }, `chrome-extension://${chrome.runtime.id}`, [chan.port2]);
     });
     // The nonce first: the worker closes a port whose claim it has not seen.
     claim(id);

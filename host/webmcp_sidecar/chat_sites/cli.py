@@ -60,8 +60,9 @@ def _list(store: ChatSiteStore, args: argparse.Namespace) -> int:
 
 def _add(store: ChatSiteStore, args: argparse.Namespace) -> int:
     site = store.add_file(args.file, replace=not args.no_replace)
-    hosts = ", ".join(site.hostnames)
-    print(f"Added {site.name} {site.version} for {hosts} (unverified until it works on the site).")
+    hosts = "  ".join(site.hostnames)
+    print(f"Added {site.name} {site.version} (unverified until it works on the site).")
+    print(f"  It acts on the sites: {hosts}")
     return 0
 
 

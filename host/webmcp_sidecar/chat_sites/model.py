@@ -19,6 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 
 from webmcp_sidecar.chat_sites.paths import parse as parse_path
 from webmcp_sidecar.wire.constants import MAX_DESCRIPTION
+from webmcp_sidecar.wire.public_suffix import is_public_suffix
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 FILE_SUFFIX = ".chat.json"
@@ -42,6 +43,12 @@ def _hostname(text: str) -> str:
         )
     if ":" in text and not 0 < int(text.rsplit(":", 1)[1]) < 65536:
         raise ValueError("the port is 1-65535")
+    name = text.split(":")[0].removeprefix("*.")
+    if is_public_suffix(name):
+        raise ValueError(
+            f"{name} is a public suffix: anyone can have a site under it, so the adapter would act "
+            "on most of the web; name the chat site itself"
+        )
     return text
 
 

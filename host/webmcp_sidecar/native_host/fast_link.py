@@ -12,14 +12,19 @@ the token. A web page can reach a loopback port but can neither forge its Origin
 token; a local process can forge an Origin but has no token. A token opens one connection: it is
 spent when that connection is admitted (so a token Chromium printed in a console after a failed
 attempt, or one a process read somewhere, opens nothing later), and while the link is open no
-other connection is admitted. Before admission a connection gets little: at most
-`MAX_CONNECTIONS` at once, `OPEN_TIMEOUT` seconds, `MAX_HEADERS` header lines.
+other connection is admitted. Before admission a connection gets little: `OPEN_TIMEOUT`
+seconds, `MAX_HEADERS` header lines, and at most `MAX_CONNECTIONS` at once of those that have sent
+a request line without the current offer's token; one whose request line shows that token is
+never cut, and silent ones are cut oldest first past `MAX_SILENT`, so a local process holding
+connections open cannot keep the worker out.
 
 What crosses it: calls and cancels to the worker; results from it, one per text frame, at most
 `MAX_LINK_FRAME` bytes (a result over 64 Ki UTF-16 units takes the native port in chunks), taken
 in by the same `Host.on_browser_frame` (the same checks). When the link drops, every call still
 out is cancelled in the browser and gets what the browser sends for it next, else the drop's
 error (wire/adrift.py), and the link is offered again, with a new token, a few times at most.
+An offer the worker does not open in time is made again; past a few, after a growing pause
+(never given up: a local process that held the slots for a while cannot switch the link off).
 """
 
 from __future__ import annotations
@@ -45,8 +50,13 @@ FAST_LINK_ENV = "WEBMCP_SIDECAR_FAST_LINK"
 PATH_PREFIX = "/link/"
 # Refused connections logged at most this many times per host (a page may scan ports).
 MAX_REFUSALS_LOGGED = 5
-# Connections at once, admitted or not: a flood of half-open handshakes is cut here.
+# Connections at once that have sent a request line without the current offer's token: a flood
+# of half-open handshakes is cut here (the new one over the cap). A connection whose request line
+# shows the token (the worker's) is not counted and never cut.
 MAX_CONNECTIONS = 8
+# Connections at once that have sent no request line yet: past this the *oldest* is cut, never the
+# newest, so the worker's connection (which sends its request line at once) gets in.
+MAX_SILENT = 56
 # Seconds a connection has to finish its opening handshake.
 OPEN_TIMEOUT = 2.0
 # Header lines in a handshake (the library's default is 128 of up to 8 KiB each).
@@ -57,9 +67,13 @@ MAX_LINK_FRAME = 1 << 20
 MAX_QUEUE = 4
 # Seconds the worker has to open an offer; then its token is withdrawn and `on_unanswered` asks
 # for a new one (the worker tries an offer once, and a local process may hold the connection
-# slots then); past MAX_UNANSWERED such offers the link stops listening.
+# slots then); past MAX_UNANSWERED such offers in a row, the next comes after a pause that
+# doubles each time, up to MAX_BACKOFF seconds. The link never stops for good on this.
 OFFER_WAIT = 5.0
 MAX_UNANSWERED = 3
+MAX_BACKOFF = 300.0
+# Bytes of a connection's head read for its request line.
+MAX_REQUEST_LINE = 8192
 
 
 def links_enabled() -> bool:
@@ -94,7 +108,9 @@ class FastLink:
         self._server: Server | None = None
         self._conn: ServerConnection | None = None
         self._refusals = 0
-        self._connections = 0
+        # Connections that sent a request line without the token (counted), and silent ones.
+        self._counted = 0
+        self._silent: dict[object, asyncio.Transport] = {}
         self._closing = False
 
     @property
@@ -117,11 +133,36 @@ class FastLink:
         self.token = None
         self.unanswered += 1
         log.info("the %s was not opened in time: its offer is withdrawn", self.name)
-        if self.unanswered > MAX_UNANSWERED:
-            log.warning("the %s was never opened: its messages take the slower way", self.name)
-            self.stop()
-        elif self.on_unanswered is not None:
+        if self.on_unanswered is None:
+            return
+        if self.unanswered <= MAX_UNANSWERED:
             self.on_unanswered()
+            return
+        pause = min(OFFER_WAIT * 2 ** (self.unanswered - MAX_UNANSWERED), MAX_BACKOFF)
+        log.warning(
+            "the %s was not opened %d times in a row: the slower way for now, offered again in %.0f s",
+            self.name,
+            self.unanswered,
+            pause,
+        )
+        self._wait = asyncio.get_running_loop().call_later(pause, self._offer_again)
+
+    def _offer_again(self) -> None:
+        self._wait = None
+        if not self._closing and self._conn is None and self.on_unanswered is not None:
+            self.on_unanswered()
+
+    def _shows_token(self, line: bytes) -> bool:
+        """Whether a request line (`GET /link/<token> HTTP/1.1`) carries the current token."""
+        parts = line.split(b" ")
+        prefix = PATH_PREFIX.encode()
+        token = self.token
+        return (
+            token is not None
+            and len(parts) == 3
+            and parts[1].startswith(prefix)
+            and hmac.compare_digest(parts[1][len(prefix) :], token.encode())
+        )
 
     async def start(self) -> int | None:
         """Listen on 127.0.0.1 (a free port); the port, or None when it cannot (then the native
@@ -138,16 +179,45 @@ class FastLink:
         link = self
 
         class Counted(ServerConnection):
-            """Counts this link's connections; one over MAX_CONNECTIONS is dropped at once."""
+            """Sorts this link's connections by their request line (see MAX_CONNECTIONS and
+            MAX_SILENT) and cuts those over the caps."""
+
+            head = b""
+            kind = "silent"  # then "counted", "ours" (the token shown) or "cut"
 
             def connection_made(self, transport: asyncio.BaseTransport) -> None:
                 super().connection_made(transport)
-                link._connections += 1
-                if link._connections > MAX_CONNECTIONS and isinstance(transport, asyncio.Transport):
-                    transport.abort()
+                if not isinstance(transport, asyncio.Transport):
+                    return
+                link._silent[self] = transport
+                if len(link._silent) > MAX_SILENT:
+                    oldest = next(iter(link._silent))
+                    oldest.kind = "cut"  # type: ignore[attr-defined]
+                    link._silent.pop(oldest).abort()
+
+            def data_received(self, data: bytes) -> None:
+                if self.kind == "silent":
+                    self.head += data[: MAX_REQUEST_LINE - len(self.head)]
+                    if b"\n" in self.head or len(self.head) >= MAX_REQUEST_LINE:
+                        transport = link._silent.pop(self, None)
+                        if link._shows_token(self.head.split(b"\n", 1)[0].rstrip(b"\r")):
+                            self.kind = "ours"
+                        else:
+                            self.kind = "counted"
+                            link._counted += 1
+                            if link._counted > MAX_CONNECTIONS and transport is not None:
+                                transport.abort()
+                                return
+                        self.head = b""
+                if self.kind != "cut":
+                    super().data_received(data)
 
             def connection_lost(self, exc: Exception | None) -> None:
-                link._connections -= 1
+                if self.kind == "silent":
+                    link._silent.pop(self, None)
+                elif self.kind == "counted":
+                    link._counted -= 1
+                self.kind = "gone"
                 super().connection_lost(exc)
 
         try:
@@ -186,6 +256,7 @@ class FastLink:
             and hmac.compare_digest(token.encode("utf-8", "replace"), expected.encode())
         ):
             self.token = None
+            self.unanswered = 0  # a later run of unanswered offers starts its pauses afresh
             return None
         if len(origins) > 1:
             origin = "several"

@@ -60,6 +60,10 @@ def _add(store: SkillStore, args: argparse.Namespace) -> int:
     for skill in added:
         tools = ", ".join(t.name for t in skill.tools)
         print(f"Installed {skill.name} {skill.version} ({tools}).")
+        # What a shared file may reach, where the user sees it: the pages it acts on.
+        print(f"  It acts on pages matching: {'  '.join(skill.match)}")
+        if skill.exclude:
+            print(f"  except: {'  '.join(skill.exclude)}")
     return 0
 
 

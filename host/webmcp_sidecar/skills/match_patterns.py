@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from webmcp_sidecar.wire.public_suffix import is_public_suffix
+
 MAX_PATTERN = 2048
 SCHEMES = ("http", "https", "*")
 _LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
@@ -122,6 +124,12 @@ def _check_host(host: str, subdomains: bool) -> None:
         )
     if subdomains and _is_ipv4(host):
         raise PatternError("`*.` cannot go before an IP address")
+    if is_public_suffix(host):
+        raise PatternError(
+            f"host {'*.' if subdomains else ''}{host!r} is a public suffix: anyone can have a site under "
+            f"{host!r}, so the pattern would match most of the web; name the site itself "
+            f"(e.g. `*.example.{host}`)"
+        )
 
 
 def _is_ipv4(host: str) -> bool:
