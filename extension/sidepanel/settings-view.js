@@ -32,12 +32,25 @@ export class SettingsView {
     this.state = null;
     this.connection = h('div', { class: 'connection' });
     this.form = h('div', { class: 'settings-form' }, h('p', { class: 'muted', text: 'Waiting for the host…' }));
+    /** Edited since the form was last drawn or saved (the key field does not count: it is sent at once). */
+    this.dirty = false;
+    const edited = (/** @type {Event} */ e) => { if (e.target !== this.keyInput) this.dirty = true; };
+    this.form.addEventListener('input', edited);
+    this.form.addEventListener('change', edited);
     root.append(this.form, h('h3', { text: 'Connection' }), this.connection);
     this.showConnection();
   }
 
   setState(state) {
     this.state = state;
+    // A form the user is editing is not rebuilt under them (a state that comes while they type,
+    // e.g. the first one arriving late, would undo their edits); the parts no one types in are.
+    if (this.dirty && this.providerSel) {
+      this.renderKey(this.providerSel.value);
+      this.showKeyring();
+      this.onConversations(state.conversations ?? []);
+      return;
+    }
     this.render();
   }
 
@@ -125,6 +138,7 @@ export class SettingsView {
     this.onConversations(this.state.conversations ?? []);
     if (this.justSaved) this.say(this.saveMsg, 'Saved.', 'ok');
     this.justSaved = false;
+    this.dirty = false;
   }
 
   onConversations(list) {
@@ -228,6 +242,7 @@ export class SettingsView {
     }
     this.state.settings = settings;
     this.justSaved = true; // the host answers with its state, which redraws the form
+    this.dirty = false;
     this.say(this.saveMsg, 'Saving…', 'muted');
   }
 

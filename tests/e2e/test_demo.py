@@ -2,9 +2,11 @@
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -51,7 +53,10 @@ def _cmdline(pid: int) -> str:
 def test_demo_keep_open_takes_everything_it_started_with_it(sig, sidecar_env, tmp_path):
     """Issue 26 item 11: `demo --keep-open` ended by a signal leaves no Chromium (nor host, nor
     MCP entry) and no profile dir behind."""
-    env = {**os.environ, **sidecar_env, "TMPDIR": str(tmp_path)}
+    # A short TMPDIR of its own: Chromium's singleton socket goes there, and a Unix socket's
+    # path must fit in 107 bytes (tmp_path under pytest-xdist is too long).
+    tmp = Path(tempfile.mkdtemp(prefix="wms-t"))
+    env = {**os.environ, **sidecar_env, "TMPDIR": str(tmp)}
     err = (tmp_path / "demo.err").open("w")
     demo = subprocess.Popen(
         [sys.executable, "-m", "webmcp_sidecar", "demo", "--keep-open"],
@@ -91,7 +96,8 @@ def test_demo_keep_open_takes_everything_it_started_with_it(sig, sidecar_env, tm
         if demo.poll() is None:
             demo.kill()
             demo.wait()
-        for p in descendants(1):  # tidy up after a failed run: what still uses our tmp_path
-            if str(tmp_path) in _cmdline(p):
+        for p in descendants(1):  # tidy up after a failed run: what still uses our temp dir
+            if str(tmp) in _cmdline(p):
                 os.kill(p, signal.SIGKILL)
         err.close()
+        shutil.rmtree(tmp, ignore_errors=True)
