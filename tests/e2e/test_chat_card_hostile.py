@@ -23,6 +23,12 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 
 
 @pytest.fixture
+def mode() -> str:
+    """The chat path does not depend on the page's WebMCP flavour (as in test_chat_sites.py)."""
+    return "polyfill"
+
+
+@pytest.fixture
 def sse() -> Iterator[Replica]:
     with serve_replica("sse") as r:
         yield r
