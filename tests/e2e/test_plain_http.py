@@ -18,10 +18,10 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import anyio
 import pytest
 from playwright.async_api import ConsoleMessage, Page, WebError, expect
 
+from tests.e2e.test_browser_tools import page_at
 from tests.support.browser import Browser, launch
 from tests.support.mcp_session import McpSession, text
 from webmcp_sidecar import EXTENSION_ID
@@ -88,16 +88,6 @@ def page_errors(browser: Browser) -> list[str]:
     browser.ctx.on("weberror", uncaught)
     browser.ctx.on("console", console)
     return out
-
-
-async def page_at(browser: Browser, url: str) -> Page:
-    """The Playwright page of the tab showing `url` (the extension opened it, not Playwright)."""
-    with anyio.fail_after(10):
-        while True:
-            for p in browser.ctx.pages:
-                if p.url == url:
-                    return p
-            await anyio.sleep(0.05)
 
 
 async def seen(page: Page) -> list[dict]:

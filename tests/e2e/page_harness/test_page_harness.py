@@ -13,17 +13,11 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.page_harness.harness import MARKS, Ext, browser, driver, serve, wait_for
+from tests.e2e.page_harness.harness import MARKS, Ext, browser, driver, wait_for
 
 pytestmark = MARKS
 
 Mode = tuple[Any, Ext, bool]  # (context, recorder, native)
-
-
-@pytest.fixture(scope="module")
-def origins() -> Iterator[tuple[str, str]]:
-    with serve() as a, serve() as b:
-        yield a, b
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.page_harness.harness import MARKS, serve, three_modes
+from tests.e2e.page_harness.harness import MARKS, serve
 
 pytestmark = MARKS
 
@@ -26,12 +26,6 @@ MODES = ["native", "native_ext", "polyfill"]
 def origin() -> Iterator[str]:
     with serve() as a:
         yield a
-
-
-@pytest.fixture(scope="module")
-def contexts() -> Iterator[dict[str, Any]]:
-    with three_modes() as ctxs:
-        yield ctxs
 
 
 @pytest.fixture(params=MODES)

@@ -22,23 +22,11 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.page_harness.harness import MARKS, serve, three_modes
+from tests.e2e.page_harness.harness import MARKS, serve
 
 pytestmark = MARKS
 
 MODES = ["native", "native_ext", "polyfill"]
-
-
-@pytest.fixture(scope="module")
-def origins() -> Iterator[tuple[str, str]]:
-    with serve() as a, serve() as b:
-        yield a, b
-
-
-@pytest.fixture(scope="module")
-def contexts() -> Iterator[dict[str, Any]]:
-    with three_modes() as ctxs:
-        yield ctxs
 
 
 SETUP = r"""async ([other, frames]) => {

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.page_harness.harness import MARKS, serve, three_modes
+from tests.e2e.page_harness.harness import MARKS
 from tests.e2e.page_harness.test_webmcp_cross_origin import SETUP, WAIT_LISTED, frame
 
 pytestmark = MARKS
@@ -36,18 +36,6 @@ PRELUDE = r"""
     check();
   });
 """
-
-
-@pytest.fixture(scope="module")
-def origins() -> Iterator[tuple[str, str]]:
-    with serve() as a, serve() as b:
-        yield a, b
-
-
-@pytest.fixture(scope="module")
-def contexts() -> Iterator[dict[str, Any]]:
-    with three_modes() as ctxs:
-        yield ctxs
 
 
 @pytest.fixture(params=MODES)
