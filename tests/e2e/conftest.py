@@ -6,9 +6,10 @@ Both WebMCP flavours run where the flavour matters: `native` (--enable-features=
 `polyfill` (no flag); a module whose behaviour does not depend on it sets `mode` to one.
 
 A test module shares one browser per mode (launched on first use): each test gets it reset to
-one blank tab with nothing in the registry, and its own MCP entry and session. A test that kills
-the host, drops links, restarts the browser or needs another environment is marked
-`fresh_browser` and gets a browser (and HOME, log and data dirs) of its own.
+one blank tab with no skill and nothing in the registry, and its own MCP entry and session. A
+test that kills the host, drops links, restarts the browser, needs another environment or
+leaves other state behind is marked `fresh_browser` and gets a browser (and HOME, log and data
+dirs) of its own.
 """
 
 from __future__ import annotations
@@ -146,9 +147,7 @@ async def browser(request: pytest.FixtureRequest, tmp_path: Path, sidecar_env: d
         async with launch(tmp_path, sidecar_env, mode) as b:
             yield b
         return
-    b = await shared_browsers.get(mode)
-    await b.reset()
-    yield b
+    yield await shared_browsers.get(mode)
 
 
 @pytest.fixture

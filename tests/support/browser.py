@@ -59,18 +59,22 @@ class Browser:
             return self.ctx.service_workers[0]
         return await self.ctx.wait_for_event("serviceworker", timeout=10_000)
 
-    async def reset(self) -> None:
-        """What a test sharing this browser may count on: one blank tab, no site in the worker's
-        registry (so none in the host's mirror either, once it has heard) and no call pending."""
+    async def reset(self, data_dir: Path) -> None:
+        """What a test sharing this browser may count on: one blank tab, no skill installed (in
+        its host's `data_dir`, nor in the worker), no site in the worker's registry (so none in
+        the host's mirror either, once it has heard) and no call pending."""
         keep = await self.ctx.new_page()
         for p in self.ctx.pages:
             if p is not keep:
                 await p.close()
+        for f in (data_dir / "skills").glob("*.json"):  # the host watches the folder
+            f.unlink()
         w = await self.worker()
         with anyio.fail_after(10):
             while not await w.evaluate(
                 "() => globalThis.sidecar.registry.sites().length === 0"
                 " && globalThis.sidecar.pending.size === 0"
+                " && globalThis.sidecar.skills.list.length === 0"
             ):
                 await anyio.sleep(0.05)
 
@@ -148,10 +152,12 @@ class SharedBrowsers:
         self._browsers: dict[str, Browser] = {}
 
     async def get(self, mode: str) -> Browser:
+        """This mode's browser, reset for the next test (Browser.reset)."""
         b = self._browsers.get(mode)
         if b is None:
             b = await self._stack.enter_async_context(launch(self.tmp, self.env_of(mode), mode))
             self._browsers[mode] = b
+        await b.reset(Path(self.env_of(mode)["WEBMCP_SIDECAR_DATA_DIR"]))
         return b
 
     async def aclose(self) -> None:
