@@ -19,6 +19,7 @@
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js did not run: another copy owns the page
+  if (ns.native) return; // Chromium's own WebMCP: the polyfill is not needed (base.js)
   const {
     W, D, rApply, oCreate, oFreeze, oDefineProperty, jsonStringify, StringC, MapC, SetC, DOMExceptionC, listen, isObj, elGetAttribute,
     docQuerySelectorAll, abortReason, task, plainJson, annotationsOut, unknownTool,
@@ -83,7 +84,7 @@
     /** @type {Map<string, AbortController>} their calls running here, by `cid id` */
     const incoming = new MapC();
     let seq = 0;
-    if (SELF === 'null') return { frames: () => [], run: () => false, changed() {} };
+    if (SELF === 'null') return { frames: () => [], run: () => false, changed() {}, onMessage() {} };
 
     /** The same-origin frames' remote hooks (this one's first), from frame-tree.js's tree. */
     const relatives = () => {
@@ -364,6 +365,8 @@
     }
 
     return {
+      /** A relative's message that came before this document installed the polyfill (start.js). */
+      onMessage,
       /**
        * The cross-origin frames of `origins` whose tools this document lists: its own relatives'
        * and its same-origin relatives' (each window once). @param {string[]|undefined} origins

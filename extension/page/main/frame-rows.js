@@ -6,6 +6,7 @@
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js did not run: another copy owns the page
+  if (ns.native) return; // Chromium's own WebMCP: the polyfill is not needed (base.js)
   const { rApply, isArray, jsonParse, StringC, isObj, validName, annotationsOut } = ns;
   // Captured before any page script (see base.js).
   const URLC = URL;
