@@ -249,9 +249,10 @@ def report(results: dict[tuple[str, str, str], Series], modes: list[str], pages:
         print(table(f"{label}, {mode} ({rounds} rounds; ms, KB; bare / floor / {label})", HEADER, rows))
 
 
-def rss_kb(pid: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+def rss_kb(pid: str, key: str = "Rss:") -> int:
+    """Resident (or with `key` "Pss:", proportional: shared pages divided among their users) KB."""
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith(key):
             return int(line.split()[1])
     return 0
 
@@ -283,11 +284,15 @@ def idle_memory(profile: Path) -> str:
     host = [p for p in kids if any(b"webmcp_sidecar" in c or b"webmcp-sidecar" in c for c in procs[p][1])]
     # Renderers come from the zygote (not children of the browser), but name the profile.
     flag = f"--user-data-dir={profile}".encode()
-    ext = [p for p, (_, cmd) in procs.items() if b"--extension-process" in cmd and flag in cmd]
-    host_kb = sum(rss_kb(p) for p in host)
-    ext_kb = sum(rss_kb(p) for p in ext)
-    return (f"host RSS {host_kb / 1024:.1f} MB ({len(host)} processes), extension renderer "
-            f"(service worker) RSS {ext_kb / 1024:.1f} MB ({len(ext)} processes)")
+    # (a renderer rewrites its command line as one string: match within it)
+    ext = [p for p, (_, cmd) in procs.items()
+           if any(b"--extension-process" in c for c in cmd) and any(flag + b" " in c + b" " for c in cmd)]
+    def mb(pids: list[str], key: str) -> str:
+        return f"{sum(rss_kb(p, key) for p in pids) / 1024:.1f}"
+
+    return (f"host RSS {mb(host, 'Rss:')} MB, PSS {mb(host, 'Pss:')} MB ({len(host)} processes); "
+            f"extension renderer (the worker) RSS {mb(ext, 'Rss:')} MB, PSS {mb(ext, 'Pss:')} MB "
+            f"({len(ext)} processes)")
 
 
 def builds(specs: list[str]) -> dict[str, str]:
