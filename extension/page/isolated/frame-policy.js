@@ -150,8 +150,16 @@
         }
       }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['allow', 'src'] });
     };
-    if (document.documentElement) start();
-    else document.addEventListener('readystatechange', start, { once: true });
+    // Not before DOMContentLoaded: an observer of the whole tree while the parser builds it
+    // would see every node of every page (and make each one's wrapper in this world), though
+    // almost no page has tools. Iframes the parser adds are caught by their `load` above; one
+    // look at DOMContentLoaded catches those still loading.
+    const ready = () => {
+      start();
+      later();
+    };
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready, { once: true });
+    else ready();
   }
 
   /** Native: the origins to ask getTools({fromOrigins}) about, from the iframes given `tools`

@@ -1,0 +1,400 @@
+"""What the extension costs a page it has nothing to do with (issue 29), and one with tools.
+
+Three browsers per WebMCP mode, launched together and driven interleaved (round by round, page
+by page, browser by browser, so machine load hits all alike): bare Chromium; the *floor*, an
+extension with one empty MAIN-world and one empty isolated-world content script at
+document_start in every frame (the least any bridge needing both worlds pays), generated into a
+temp dir; and ours, its host connected. Both modes: the polyfill (no flag) and native
+(`--enable-features=WebMCP`).
+
+Pages (generated into a temp dir, served on two origins, 127.0.0.1 and localhost, one port):
+tool-less (a plain article; an article with 10 same-origin and 10 cross-origin iframes; a 1.2 MB
+table) and with tools (tools registered by an inline script at document_start; a declarative
+form; the demo site).
+
+Per load, in a fresh tab: DOMContentLoaded and load (navigation timing, from the navigation's
+start); the JS heap per frame after a full GC (`Runtime.getHeapUsage` of the page's renderer
+plus one per out-of-process frame's site, over the frames); and, in profiled loads of their
+own (`--cpu-rounds`), the CPU time V8's sampling profiler saw in extension scripts
+(chrome-extension:// URLs) in the page's main renderer.
+
+    .venv/bin/python -m bench.pageload [--rounds 5] [--cpu-rounds 2] [--pages article,frames,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import functools
+import http.server
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import BrowserContext, Page, async_playwright
+from tests.support.browser import chromium_args, ignored_default_args, launch
+
+from bench._util import percentile, table
+from webmcp_sidecar.demo.chromium import find_chromium
+
+DEMO_SITE = Path(__file__).parents[1] / "host" / "webmcp_sidecar" / "demo" / "site"
+TOOLLESS = ("article", "frames", "large")
+PAGES = ("article", "frames", "large", "tools", "form", "demo")
+VARIANTS = ("bare", "floor", "ours")
+MODES = ("polyfill", "native")
+
+PARA = ("<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor "
+        "incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud "
+        "exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat.</p>\n")
+
+
+def article(title: str, body: str = "") -> str:
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
+            f"<body><h1>{title}</h1>{PARA * 30}{body}</body></html>")
+
+
+TOOLS_HEAD = """<script>
+(() => {
+  const mc = document.modelContext || navigator.modelContext;
+  for (const name of ['add', 'sub', 'mul']) mc.registerTool({
+    name, description: 'Arithmetic: ' + name,
+    inputSchema: {type: 'object', properties: {a: {type: 'number'}, b: {type: 'number'}}},
+    execute: ({a, b}) => String(name === 'add' ? a + b : name === 'sub' ? a - b : a * b),
+  });
+})();
+</script>"""
+
+FORM = """<form toolname="subscribe" tooldescription="Subscribe an email address" action="#">
+<label>Email <input name="email" type="email" required toolparamdescription="Where to send"></label>
+<label>Topic <select name="topic"><option>news</option><option>offers</option></select></label>
+<button>Subscribe</button></form>"""
+
+
+def write_site(root: Path, other_origin: str) -> None:
+    """The pages; `other_origin` (`http://localhost:PORT`) for the cross-origin iframes."""
+    (root / "article.html").write_text(article("A plain article"))
+    (root / "frame.html").write_text(
+        "<!doctype html><html><head><meta charset='utf-8'></head><body>"
+        f"<p>An embed.</p>{PARA * 3}</body></html>")
+    frames = "".join(f"<iframe src='frame.html?{i}' width=200 height=80></iframe>" for i in range(10))
+    frames += "".join(f"<iframe src='{other_origin}/frame.html?{i}' width=200 height=80></iframe>"
+                      for i in range(10))
+    (root / "frames.html").write_text(article("An article with 20 iframes", frames))
+    row = "<tr>" + "".join(f"<td>cell {{i}} {c}</td>" for c in "abcdef") + "</tr>\n"
+    rows = "".join(row.format(i=i) for i in range(14_000))
+    (root / "large.html").write_text(article("A large table", f"<table>{rows}</table>"))
+    (root / "tools.html").write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><title>Tools</title>"
+        f"{TOOLS_HEAD}</head><body><h1>Tools at document_start</h1>{PARA * 30}</body></html>")
+    (root / "form.html").write_text(article("A declarative form", FORM))
+    shutil.copytree(DEMO_SITE, root / "demo")
+
+
+def page_path(name: str) -> str:
+    return "demo/index.html" if name == "demo" else f"{name}.html"
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serve(root: Path) -> Iterator[int]:
+    """`root` on loopback (both 127.0.0.1 and localhost reach it): the port."""
+    handler = functools.partial(_Quiet, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def write_floor(root: Path) -> Path:
+    """The floor extension: one empty MAIN-world and one empty isolated-world content script
+    where ours has its (every http(s) frame, document_start)."""
+    root.mkdir()
+    (root / "main.js").write_text("// empty\n")
+    (root / "isolated.js").write_text("// empty\n")
+    cs = {"matches": ["http://*/*", "https://*/*"], "run_at": "document_start", "all_frames": True,
+          "match_about_blank": True, "match_origin_as_fallback": True}
+    (root / "manifest.json").write_text(json.dumps({
+        "manifest_version": 3, "name": "bench floor", "version": "1",
+        "content_scripts": [{**cs, "js": ["main.js"], "world": "MAIN"}, {**cs, "js": ["isolated.js"]}],
+    }))
+    return root
+
+
+@contextlib.asynccontextmanager
+async def plain_browser(profile: Path, ext: Path | None, native: bool) -> AsyncIterator[BrowserContext]:
+    async with async_playwright() as p:
+        ctx = await p.chromium.launch_persistent_context(
+            str(profile), executable_path=find_chromium(), headless=True,
+            args=chromium_args(ext, native), ignore_default_args=ignored_default_args(False))
+        try:
+            yield ctx
+        finally:
+            await ctx.close()
+
+
+@dataclass
+class Series:
+    dcl: list[float] = field(default_factory=list)
+    load: list[float] = field(default_factory=list)
+    heap: list[float] = field(default_factory=list)  # bytes per frame
+    cpu: list[float] = field(default_factory=list)  # ms in extension scripts
+
+
+TIMING = """() => { const n = performance.getEntriesByType('navigation')[0];
+  return [n.domContentLoadedEventEnd - n.startTime, n.loadEventEnd - n.startTime]; }"""
+
+
+async def heap_per_frame(ctx: BrowserContext, page: Page) -> float:
+    """Used JS heap of the page's renderer plus one out-of-process frame per site (frames of
+    one site in one tab share a renderer), after a GC in each, over the page's frames."""
+    sessions = [await ctx.new_cdp_session(page)]
+    main_site = page.url.split("/")[2].split(":")[0]
+    seen = {main_site}
+    for f in page.frames[1:]:
+        site = f.url.split("/")[2].split(":")[0] if "://" in f.url else main_site
+        if site in seen:
+            continue
+        seen.add(site)
+        with contextlib.suppress(Exception):  # not out of process after all
+            sessions.append(await ctx.new_cdp_session(f))
+    total = 0.0
+    for s in sessions:
+        await s.send("HeapProfiler.collectGarbage")
+        total += (await s.send("Runtime.getHeapUsage"))["usedSize"]
+        await s.detach()
+    return total / len(page.frames)
+
+
+async def load_once(ctx: BrowserContext, url: str, s: Series, profile: bool) -> None:
+    page = await ctx.new_page()
+    try:
+        if profile:
+            # Profile from the same origin's blank page on, so the navigation stays in the
+            # renderer whose profiler runs.
+            await page.goto(url.rsplit("/", 1)[0] + "/frame.html" if "/demo/" not in url
+                            else url.replace("index.html", "style.css"))
+            cdp = await ctx.new_cdp_session(page)
+            await cdp.send("Profiler.enable")
+            await cdp.send("Profiler.setSamplingInterval", {"interval": 100})
+            await cdp.send("Profiler.start")
+            await page.goto(url, wait_until="load")
+            prof = (await cdp.send("Profiler.stop"))["profile"]
+            await cdp.detach()
+            s.cpu.append(ext_cpu_ms(prof))
+            return
+        await page.goto(url, wait_until="load")
+        dcl, load = await page.evaluate(TIMING)
+        while load <= 0:  # the load event's end is stamped after its handlers
+            await asyncio.sleep(0.01)
+            dcl, load = await page.evaluate(TIMING)
+        s.dcl.append(dcl)
+        s.load.append(load)
+        s.heap.append(await heap_per_frame(ctx, page))
+    finally:
+        await page.close()
+
+
+def ext_cpu_ms(prof: dict[str, Any]) -> float:
+    """Sampled time (ms) whose innermost frame is an extension script."""
+    ours = {n["id"] for n in prof["nodes"] if n["callFrame"]["url"].startswith("chrome-extension://")}
+    deltas = prof.get("timeDeltas") or []
+    samples = prof.get("samples") or []
+    return sum(d for sid, d in zip(samples[1:], deltas[1:], strict=False) if sid in ours) / 1000
+
+
+def fmt(x: float) -> str:
+    return f"{x:.0f}" if x >= 100 else f"{x:.1f}"
+
+
+HEADER = ["page", "DCL median", "ours/floor", "DCL p99 f/o", "load median", "ours/floor", "load p99 f/o",
+          "heap/frame KB", "ours−floor", "ext CPU ms f/o"]
+
+
+def report(results: dict[tuple[str, str, str], Series], modes: list[str], pages: list[str],
+           rounds: int, label: str = "ours") -> None:
+    for mode in modes:
+        rows = []
+        for name in pages:
+            b, f, o = (results[(mode, name, v)] for v in ("bare", "floor", label))
+            med = lambda xs: percentile(sorted(xs), 0.5)  # noqa: E731
+            p99 = lambda xs: percentile(sorted(xs), 0.99)  # noqa: E731
+            rows.append([
+                name,
+                f"{fmt(med(b.dcl))} / {fmt(med(f.dcl))} / {fmt(med(o.dcl))}",
+                f"{med(o.dcl) / med(f.dcl):.2f}×",
+                f"{fmt(p99(f.dcl))} / {fmt(p99(o.dcl))}",
+                f"{fmt(med(b.load))} / {fmt(med(f.load))} / {fmt(med(o.load))}",
+                f"{med(o.load) / med(f.load):.2f}×",
+                f"{fmt(p99(f.load))} / {fmt(p99(o.load))}",
+                f"{med(b.heap) / 1024:.0f} / {med(f.heap) / 1024:.0f} / {med(o.heap) / 1024:.0f}",
+                f"{(med(o.heap) - med(f.heap)) / 1024:+.0f}",
+                f"{med(f.cpu):.1f} / {med(o.cpu):.1f}" if o.cpu else "-",
+            ])
+        print(table(f"{label}, {mode} ({rounds} rounds; ms, KB; bare / floor / {label})", HEADER, rows))
+
+
+def rss_kb(pid: str, key: str = "Rss:") -> int:
+    """Resident (or with `key` "Pss:", proportional: shared pages divided among their users) KB."""
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith(key):
+            return int(line.split()[1])
+    return 0
+
+
+def idle_memory(profile: Path) -> str:
+    """Resident memory, idle: our host (started by this profile's browser) and the extension
+    renderer that holds our service worker (a child of that browser)."""
+    procs: dict[str, tuple[str, list[bytes]]] = {}
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            with contextlib.suppress(OSError):
+                ppid = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+                procs[pid] = (ppid, Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"))
+    browser = next((pid for pid, (_, cmd) in procs.items()
+                    if any(c == f"--user-data-dir={profile}".encode() for c in cmd)), None)
+
+    def descendants(root: str) -> list[str]:
+        out, todo = [], [root]
+        while todo:
+            parent = todo.pop()
+            kids = [p for p, (pp, _) in procs.items() if pp == parent]
+            out += kids
+            todo += kids
+        return out
+
+    if browser is None:
+        return "browser process not found"
+    kids = descendants(browser)
+    host = [p for p in kids if any(b"webmcp_sidecar" in c or b"webmcp-sidecar" in c for c in procs[p][1])]
+    # Renderers come from the zygote (not children of the browser), but name the profile.
+    flag = f"--user-data-dir={profile}".encode()
+    # (a renderer rewrites its command line as one string: match within it)
+    ext = [p for p, (_, cmd) in procs.items()
+           if any(b"--extension-process" in c for c in cmd) and any(flag + b" " in c + b" " for c in cmd)]
+    def mb(pids: list[str], key: str) -> str:
+        return f"{sum(rss_kb(p, key) for p in pids) / 1024:.1f}"
+
+    return (f"host RSS {mb(host, 'Rss:')} MB, PSS {mb(host, 'Pss:')} MB ({len(host)} processes); "
+            f"extension renderer (the worker) RSS {mb(ext, 'Rss:')} MB, PSS {mb(ext, 'Pss:')} MB "
+            f"({len(ext)} processes)")
+
+
+def builds(specs: list[str]) -> dict[str, str]:
+    """`--ext LABEL=DIR` flags: each label's extension dir, absolute."""
+    return {label: str(Path(d).resolve()) for label, d in (e.split("=", 1) for e in specs)}
+
+
+@contextlib.asynccontextmanager
+async def ours_browser(tmp: Path, mode: str, ext: str | None) -> AsyncIterator[BrowserContext]:
+    """Our extension (or the build at `ext`) with its own host, once the host is connected."""
+    home = tmp / f"home-{mode}"
+    home.mkdir(parents=True)
+    env = {"HOME": str(home), "WEBMCP_SIDECAR_LOG_DIR": str(tmp / f"log-{mode}"),
+           "WEBMCP_SIDECAR_DATA_DIR": str(tmp / f"data-{mode}")}
+    saved = os.environ.get("WEBMCP_SIDECAR_EXTENSION_DIR")
+    if ext:
+        os.environ["WEBMCP_SIDECAR_EXTENSION_DIR"] = ext
+    try:
+        cm = launch(tmp, env, mode)
+        ours = await cm.__aenter__()
+    finally:
+        if ext:
+            if saved is None:
+                os.environ.pop("WEBMCP_SIDECAR_EXTENSION_DIR", None)
+            else:
+                os.environ["WEBMCP_SIDECAR_EXTENSION_DIR"] = saved
+    try:
+        w = await ours.worker()
+        deadline = time.monotonic() + 30
+        while not await w.evaluate("() => globalThis.sidecar.status().connected"):
+            if time.monotonic() > deadline:
+                raise TimeoutError("our host did not connect")
+            await asyncio.sleep(0.05)
+        yield ours.ctx
+    finally:
+        await cm.__aexit__(None, None, None)
+
+
+async def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--cpu-rounds", type=int, default=1)
+    ap.add_argument("--pages", default=",".join(PAGES))
+    ap.add_argument("--idle", type=float, default=5, help="seconds idle before memory is read")
+    ap.add_argument("--ext", action="append", default=[], metavar="LABEL=DIR",
+                    help="another build of our extension (an A/B), its host connected too")
+    ap.add_argument("--modes", default=",".join(MODES))
+    args = ap.parse_args()
+    pages = [p for p in args.pages.split(",") if p]
+    modes = [m for m in args.modes.split(",") if m]
+    extra = builds(args.ext)
+    variants = (*VARIANTS, *extra)
+    results: dict[tuple[str, str, str], Series] = {
+        (m, p, v): Series() for m in MODES for p in PAGES for v in variants}
+    with tempfile.TemporaryDirectory(prefix="wms-pageload-") as tmp_s:
+        tmp = Path(tmp_s)
+        site = tmp / "site"
+        site.mkdir()
+        with serve(site) as port:
+            write_site(site, f"http://localhost:{port}")
+            floor = write_floor(tmp / "floor_ext")
+            async with contextlib.AsyncExitStack() as stack:
+                ctxs: dict[tuple[str, str], BrowserContext] = {}
+                for mode in modes:
+                    native = mode == "native"
+                    ctxs[(mode, "bare")] = await stack.enter_async_context(
+                        plain_browser(tmp / f"bare-{mode}", None, native))
+                    ctxs[(mode, "floor")] = await stack.enter_async_context(
+                        plain_browser(tmp / f"floor-{mode}", floor, native))
+                    for label in ("ours", *extra):
+                        ctxs[(mode, label)] = await stack.enter_async_context(
+                            ours_browser(tmp / label, mode, extra.get(label)))
+                base = f"http://127.0.0.1:{port}/"
+                # One warm-up load of each page in each browser (caches, renderer spare).
+                for mode in modes:
+                    for name in pages:
+                        for v in variants:
+                            await load_once(ctxs[(mode, v)], base + page_path(name), Series(), False)
+                t0 = time.monotonic()
+                for r in range(args.rounds + args.cpu_rounds):
+                    profile = r >= args.rounds
+                    for name in pages:
+                        for mode in modes:
+                            order = variants if r % 2 == 0 else variants[::-1]
+                            for v in order:
+                                if profile and v == "bare":
+                                    continue
+                                await load_once(ctxs[(mode, v)], base + page_path(name),
+                                                results[(mode, name, v)], profile)
+                    print(f"round {r + 1}/{args.rounds + args.cpu_rounds} "
+                          f"({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
+                await asyncio.sleep(args.idle)  # let the worker and the host go idle
+                mem = {(label, m): idle_memory(tmp / label / f"profile-{m}")
+                       for label in ("ours", *extra) for m in modes}
+    print(f"bench.pageload, {time.strftime('%Y-%m-%d %H:%M')} UTC, {os.cpu_count()} cores, "
+          f"load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    for label in ("ours", *extra):
+        report(results, modes, pages, args.rounds, label)
+    for (label, m), line in mem.items():
+        print(f"\nidle, {label}, {m}: {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
