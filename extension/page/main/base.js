@@ -150,8 +150,6 @@
     textareaValueSet, selectValueSet, optionSelectedSet, elClick, formRequestSubmit, formElementsGet,
     elGetAttribute, elHasAttribute, elClosest, elMatches, elQuerySelector, docQuerySelectorAll, PAGE_EVENT,
     EXT_EVENT, validName, cut, squash, isObj, typeError, opError, domError, abortReason, MAX_DEPTH,
-    // Chromium's own WebMCP: the polyfill's files return at once (start.js installs native.js).
-    native: !!(/** @type {any} */ (D).modelContext),
   };
   for (const k of oKeys(shared)) ns[k] = shared[k];
   try {

@@ -6,7 +6,6 @@
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
-  if (ns.native) return; // Chromium's own WebMCP: the polyfill is not needed (base.js)
   const { rApply, StringC, MapC, SetC, NumberC, numIsFinite, strToLower, formElementsGet, elGetAttribute, squash } = ns;
 
   const SKIP_INPUT = new SetC(['hidden', 'submit', 'reset', 'button', 'image', 'file']);

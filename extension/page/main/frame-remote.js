@@ -19,7 +19,6 @@
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
-  if (ns.native) return; // Chromium's own WebMCP: the polyfill is not needed (base.js)
   const {
     W, D, rApply, oCreate, oFreeze, oDefineProperty, jsonStringify, StringC, MapC, SetC, DOMExceptionC, listen, isObj, elGetAttribute,
     docQuerySelectorAll, abortReason, task, plainJson, annotationsOut, unknownTool,
@@ -86,7 +85,7 @@
     /** @type {Map<string, AbortController>} their calls running here, by `cid id` */
     const incoming = new MapC();
     let seq = 0;
-    if (SELF === 'null') return { frames: () => [], run: () => false, changed() {}, policy: (/** @type {(ok: boolean) => void} */ f) => f(true), onMessage() {} };
+    if (SELF === 'null') return { frames: () => [], run: () => false, changed() {}, policy: (/** @type {(ok: boolean) => void} */ f) => f(true) };
 
     // ---- this document's own `tools` permission (Chromium: NotAllowedError without it): known at
     // once at the top and under a parent of this origin (its iframe's `allow`, and the parent's own
@@ -405,9 +404,10 @@
     }
 
     return {
-      onMessage, // a relative's message that came before this document installed the polyfill (start.js)
-      /** The cross-origin frames of `origins` whose tools this document lists: its own relatives'
-       * and its same-origin relatives' (each window once). @param {string[]|undefined} origins */
+      /**
+       * The cross-origin frames of `origins` whose tools this document lists: its own relatives'
+       * and its same-origin relatives' (each window once). @param {string[]|undefined} origins
+       */
       frames(origins) {
         const out = [];
         const wins = [];

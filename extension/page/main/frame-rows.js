@@ -7,7 +7,6 @@
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
-  if (ns.native) return; // Chromium's own WebMCP: the polyfill is not needed (base.js)
   const { rApply, reTest, isArray, jsonParse, StringC, isObj, validName, annotationsOut } = ns;
   // Captured before any page script (see base.js).
   const URLC = URL;

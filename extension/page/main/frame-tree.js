@@ -11,7 +11,6 @@
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
-  if (ns.native) return; // Chromium's own WebMCP: the polyfill is not needed (base.js)
   const { W, rApply, oCreate, oFreeze, oDefineProperty } = ns;
   const HOOK = Symbol.for('webmcp-sidecar.frame-registry');
 

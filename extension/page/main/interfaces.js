@@ -8,7 +8,6 @@
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
-  if (ns.native) return; // Chromium's own WebMCP: the polyfill is not needed (base.js)
   const {
     W, rApply, reTest, oCreate, oDefineProperty, oGetPrototypeOf, oToString, jsonStringify, StringC, TypeErrorC, EventC, AbortSignalC, isObj, opError, domError,
     listen,

@@ -9,7 +9,6 @@
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
-  if (ns.native) return; // Chromium's own WebMCP: the polyfill is not needed (base.js)
   const {
     W, D, rApply, oDefineProperty, oGetOwnPropertyDescriptor, jsonParse, jsonStringify, StringC, PromiseC, MapC, SetC,
     TypeErrorC, DOMExceptionC, EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
@@ -428,7 +427,7 @@
       },
     });
 
-    return { tools, add, remove, changed, run, remoteMessage: remote.onMessage };
+    return { tools, add, remove, changed, run };
   }
 
   Object.assign(ns, { installPolyfill });

@@ -485,34 +485,6 @@ def test_declarative_forms(poly: Mode, origins: tuple[str, str]) -> None:
     page.close()
 
 
-def test_polyfill_installs_on_first_use(poly: Mode, origins: tuple[str, str]) -> None:
-    """A page that has not used WebMCP gets only start.js's stubs; each way in installs the
-    polyfill: a form given a toolname after load, a tool form added after load, the API."""
-    ctx, ext, _native = poly
-    hook = ("Object.getOwnPropertySymbols(window).map(String)"
-            ".filter((s) => s.includes('frame-registry')).length")
-    for how, script in [
-        ("named", """() => { const f = document.createElement('form'); f.innerHTML = '<input name="q">';
-            document.body.appendChild(f);
-            setTimeout(() => { f.setAttribute('tooldescription', 'named later');
-                               f.setAttribute('toolname', 'late'); }, 0); }"""),
-        ("added", """() => { const d = document.createElement('div');
-            d.innerHTML = '<form toolname="late" tooldescription="added later"><input name="q"></form>';
-            document.body.appendChild(d); }"""),
-        ("api", """() => document.modelContext.registerTool({name: 'late', description: 'api',
-            execute: () => 1})"""),
-    ]:
-        tag = unique("lazy-" + how)
-        page = _open(ctx, f"{origins[0]}/empty.html?{tag}")
-        assert page.evaluate(hook) == 0, how
-        assert page.evaluate("'modelContext' in document && 'ModelContext' in window"), how
-        page.evaluate(script)
-        wait_for(lambda tag=tag: "late" in ext.tools(tag), what=f"the tool ({how})")
-        assert page.evaluate(hook) == 1, how
-        assert page.evaluate("document.modelContext instanceof ModelContext"), how
-        page.close()
-
-
 # ---- change detection, lazy connection, reconnection, bfcache --------------------------------
 
 
