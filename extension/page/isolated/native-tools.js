@@ -11,6 +11,21 @@
   if (!ns || ns.nativeTools) return;
   const { isPlainObject } = ns.frameTools;
   const MAX_ERRORS = 256;
+  /** A getTools() that has not answered by then is taken as failed: one that never settles (a
+   * frame going away mid-read) must not hold up every later read. */
+  const READ_TIMEOUT_MS = 5000;
+
+  const LATE = new Error('getTools() did not answer');
+
+  /** @template T @param {Promise<T>} p @returns {Promise<T>} */
+  function settles(p) {
+    /** @type {ReturnType<typeof setTimeout>} */
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(LATE), READ_TIMEOUT_MS);
+    });
+    return /** @type {Promise<T>} */ (Promise.race([p, late])).finally(() => clearTimeout(timer));
+  }
 
   /**
    * @param {{mc: any, native: boolean, exposingOrigins: () => string[],
@@ -47,41 +62,54 @@
       again = true;
       if (!refreshing) {
         refreshing = (async () => {
-          while (again) {
-            again = false;
-            let list = [];
-            try {
-              list = await mc.getTools();
-            } catch {
-              list = [];
-            }
-            if (!Array.isArray(list)) list = [];
-            const from = exposingOrigins();
-            if (from.length) {
-              try {
-                const more = await mc.getTools({ fromOrigins: from });
-                // This document's own tools first: a name clash keeps the page's own.
-                if (Array.isArray(more)) list = [...list, ...more.filter((t) => t && t.origin !== location.origin)];
-              } catch {
-                /* no exposed tools this time */
-              }
-            }
-            const valid = validateList(list, native);
-            const keep = new Set(valid.tools.map((t) => t.name));
-            const map = new Map();
-            for (const rt of list) {
-              try {
-                if (rt && keep.has(rt.name) && !map.has(rt.name)) map.set(rt.name, rt);
-              } catch {
-                /* skip */
-              }
-            }
-            onList(map, valid);
+          try {
+            await readUntilSettled();
+          } catch {
+            /* a read failed: the next change reads again */
+          } finally {
+            // Whatever a read threw, the next change must start a read again.
+            refreshing = null;
           }
-          refreshing = null;
         })();
       }
       return refreshing;
+    }
+
+    /** Reads until no change came in during the last read. */
+    async function readUntilSettled() {
+      while (again) {
+        again = false;
+        let list = [];
+        try {
+          list = await settles(mc.getTools());
+        } catch (e) {
+          // Unanswered: keep what was published (not an empty list) until the next change.
+          if (e === LATE) continue;
+          list = [];
+        }
+        if (!Array.isArray(list)) list = [];
+        const from = exposingOrigins();
+        if (from.length) {
+          try {
+            const more = await settles(mc.getTools({ fromOrigins: from }));
+            // This document's own tools first: a name clash keeps the page's own.
+            if (Array.isArray(more)) list = [...list, ...more.filter((t) => t && t.origin !== location.origin)];
+          } catch {
+            /* no exposed tools this time */
+          }
+        }
+        const valid = validateList(list, native);
+        const keep = new Set(valid.tools.map((t) => t.name));
+        const map = new Map();
+        for (const rt of list) {
+          try {
+            if (rt && keep.has(rt.name) && !map.has(rt.name)) map.set(rt.name, rt);
+          } catch {
+            /* skip */
+          }
+        }
+        onList(map, valid);
+      }
     }
 
     return {
