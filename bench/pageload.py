@@ -18,7 +18,7 @@ plus one per out-of-process frame's site, over the frames); and, in profiled loa
 own (`--cpu-rounds`), the CPU time V8's sampling profiler saw in extension scripts
 (chrome-extension:// URLs) in the page's main renderer.
 
-    .venv/bin/python -m bench.pageload [--rounds 5] [--cpu-rounds 2] [--pages article,frames,...]
+    .venv/bin/python -m bench.pageload [--rounds 5] [--cpu-rounds 1] [--pages article,frames,...]
 """
 
 from __future__ import annotations
