@@ -84,7 +84,7 @@ def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
-def add_adapter(env: dict[str, str], tmp_path: Path, replica: Replica) -> str:
+def add_adapter(env: dict[str, str], tmp_path: Path, replica: Replica, url: str = "/api/chat") -> str:
     host = replica.url.split("/")[2]
     text_path = "choices[0].delta.content" if replica.kind == "sse" else "message.content"
     doc = {
@@ -93,7 +93,7 @@ def add_adapter(env: dict[str, str], tmp_path: Path, replica: Replica) -> str:
         "version": "1.0.0",
         "source": "tests/support/chat_replica.py (OpenAI-like SSE / Ollama-like NDJSON)",
         "hostnames": [host],
-        "request": {"url": "/api/chat", "method": "POST", "message_path": "messages[-1].content"},
+        "request": {"url": url, "method": "POST", "message_path": "messages[-1].content"},
         "response": {"kind": replica.kind, "text_paths": [text_path]},
         "selectors": {"input": "#input", "send": "#send", "last_answer": ".answer"},
     }
@@ -333,6 +333,56 @@ async def test_ndjson_replica_malformed_deny_and_dom_fallback(
     assert all(BLOCK_HEAD not in r["messages"][-1]["content"] for r in ndjson.requests[1:])
 
 
+async def test_a_stale_adapter_says_so_and_offers_the_dom_path(browser, sidecar_env, tmp_path, site_url, sse):
+    # The site moved its chat to another endpoint (the adapter still names /api/v0/chat): the
+    # message goes out untouched, and the toolbar says plainly that the adapter may be out of
+    # date, offers reading the page instead, and that path catches the call and runs it.
+    add_adapter(sidecar_env, tmp_path, sse, url="/api/v0/chat")
+    tools, tools_host = await tools_page(browser, site_url)
+    page, tab = await open_chat(browser, sse)
+    await enable(browser, page, tab, tools_host)
+    sse.replies.append(Reply(f"Let me add those. {CALL}"))
+    await say(sse, page, "What is 2 + 3?")
+    assert sse.requests[0]["messages"][-1]["content"] == "What is 2 + 3?"  # nothing could be added
+
+    async def warned() -> list[dict[str, Any]]:
+        found = await ui(browser, tab, "[data-role=stale]")
+        return found if found and "adapter may be out of date" in found[0]["text"] else []
+
+    warning = (await until(warned, "the stale-adapter warning"))[0]["text"]
+    assert "no request to /api/v0/chat was seen" in warning
+    assert await ui(browser, tab, "[data-act=run]") == []  # nothing was read from the stream
+    # The Chat sites view says so beside the site, and that no round trip has worked yet.
+    panel = await browser.ctx.new_page()
+    await panel.goto(PANEL_URL)
+    await expect(panel.locator("#conn")).to_have_attribute("data-state", "connected", timeout=SLOW)
+    await panel.click("#tab-chatsites")
+    adapter = panel.locator("article.chat-site[data-name=replica-sse]")
+    last = adapter.locator("[data-role=last-round-trip]")
+    await expect(last).to_have_text(re.compile("No good round trip yet"), timeout=SLOW)
+    await expect(adapter.locator("[data-role=stale]")).to_contain_text("may be out of date here")
+    await panel.close()
+
+    # The DOM path: the answer already on the page is read, its call caught and run.
+    await click(browser, page, tab, "[data-act=dom-path]")
+    await click(browser, page, tab, "[data-act=run]")
+    has_result = "() => document.getElementById('input').value.includes('[tool_result add]')"
+    await until(lambda: page.evaluate(has_result), "the result in the input box")
+    assert await tools.evaluate("() => window.calls") == 1
+    # From now on the tools go in through the input box, as for a site whose request is not JSON.
+    await page.fill("#input", "")
+    await click(browser, page, tab, "[data-act=add-to-input]")
+    in_box = "() => document.getElementById('input').value.startsWith('[Tools from')"
+    await until(lambda: page.evaluate(in_box), "the block in the box")
+    await page.focus("#input")
+    await page.keyboard.press("End")
+    await page.keyboard.insert_text("Now 4 + 5?")
+    await page.click("#send")
+    await until(lambda: asyncio.sleep(0, len(sse.requests) == 2), "the second message")
+    second = sse.requests[1]["messages"][-1]["content"]
+    assert second.startswith(BLOCK_HEAD) and second.endswith("Now 4 + 5?")
+
+
 async def test_a_site_not_enabled_is_never_touched(browser, sidecar_env, tmp_path, site_url, sse):
     add_adapter(sidecar_env, tmp_path, sse)
     tools, _ = await tools_page(browser, site_url)
@@ -409,6 +459,7 @@ async def test_side_panel_view_and_a_local_mcp_server(browser, sidecar_env, sse)
     assert entries == [["mcp:everything", "get-sum", "chat", f"Chat: {host}"]]
     # The round trip read well: the adapter is verified, and the view says so by itself.
     await expect(adapter.locator("[data-role=verified]")).to_have_text("verified", timeout=SLOW)
+    await expect(adapter.locator("[data-role=last-round-trip]")).to_contain_text(f"Last good round trip: {host}, ")
 
     # A tool allowed in the view runs without a click (read-only tools do not, by themselves: the
     # site's "Run read-only tools without asking" is off).

@@ -19,6 +19,11 @@
   const DOM_SETTLE_MS = 400;
   const DOM_WAIT_MS = 8_000;
   const MAX_STREAMS = 8;
+  /** After the user sends, how long the adapter's request may take to show before we say so. */
+  const SEEN_WAIT_MS = 5_000;
+  /** Reading an answer from the page: how long it may take, and unchanged how long is settled. */
+  const DOM_READ_MS = 180_000;
+  const DOM_SETTLED_POLLS = 5;
 
   const port = chrome.runtime.connect({ name: 'webmcp-chat' });
   /** @type {any} */
@@ -31,6 +36,13 @@
   const open = new Map();
   /** @type {Map<number, {reader: any, scanner: any, found: number, before: {count: number, text: string}}>} */
   const watched = new Map();
+  // Never a silent failure: a message the user sent with no watched request for it, or a watched
+  // answer that could not be read, says so in the toolbar and offers reading the page instead.
+  let requestsSeen = 0; // watched requests so far (a send checks that one came after it)
+  let domMode = false; // the user chose to read answers from the page (this tab, until reload)
+  /** The page's last answer when the last unanswered send happened (for the DOM path). */
+  let sentBefore = /** @type {{count: number, text: string}|null} */ (null);
+  let staleText = '';
 
   const ui = ns.chatUi.create({
     set: (change) => port.postMessage({ type: 'set', ...change }),
@@ -47,6 +59,12 @@
       for (const call of found) caught(call, true);
     },
     rearm: () => { armed = true; ui.say('The tools will be described again with your next message.'); render(); },
+    domPath: () => {
+      domMode = true;
+      ui.warn(staleText, true);
+      render();
+      if (sentBefore) void domRead(sentBefore);
+    },
     addToInput: () => {
       if (!state?.block) return;
       const input = document.querySelector(state.adapter.selectors.input);
@@ -59,7 +77,7 @@
   ns.chatPage = { ui }; // for debugging and the e2e tests (the isolated world only)
 
   function render() {
-    if (state) ui.render({ ...state, armed, inputMode: !state.adapter.request.message_path });
+    if (state) ui.render({ ...state, armed, inputMode: domMode || !state.adapter.request.message_path });
   }
 
   port.onMessage.addListener((msg) => {
@@ -102,6 +120,8 @@
   function onRequest(msg) {
     const req = state.adapter.request;
     if (typeof msg.url !== 'string' || msg.method !== req.method || !urlMatches(req.url, msg.url)) return;
+    requestsSeen++;
+    sentBefore = null;
     let body;
     if (armed && state.block && req.message_path && typeof msg.body === 'string') {
       const steps = path.parsePath(req.message_path);
@@ -136,6 +156,9 @@
       for (const call of w.scanner.finish(w.reader.end())) { w.found++; caught(call); }
     }
     const readable = w.reader.events > 0;
+    if (!readable && !msg.broken && state.adapter.response.kind !== 'dom') {
+      stale(`the answer to ${state.adapter.request.url} came back, but no text was found in it where the adapter looks (${state.adapter.response.kind}).`, w.before);
+    }
     if (readable && awaitingRoundTrip) {
       awaitingRoundTrip = false;
       port.postMessage({ type: 'round_trip' });
@@ -143,11 +166,66 @@
     if (w.found) return;
     // Fallback: the answer as the page shows it, once it has settled.
     const text = await settledAnswer(w.before);
-    if (text === null) {
-      if (!readable && state.adapter.response.kind !== 'dom') ui.say('The answer could not be read (the adapter may be out of date); paste a tool call below if there is one.');
-      return;
-    }
+    if (text === null) return;
     for (const call of calls.callsIn(text)) caught(call);
+  }
+
+  /** The adapter did not match: the toolbar says so (and the side panel's view, through the worker). */
+  function stale(text, before) {
+    staleText = text;
+    sentBefore = before;
+    ui.warn(text, domMode);
+    port.postMessage({ type: 'stale', reason: text.slice(0, 300) });
+  }
+
+  /** The user (or auto-send) sent a message: its request should come, unless the adapter is stale. */
+  function userSent(seen = requestsSeen, before = lastAnswer()) {
+    if (!state?.enabled) return;
+    if (domMode) { void domRead(before); return; }
+    setTimeout(() => {
+      if (requestsSeen === seen && state?.enabled) {
+        stale(`no request to ${state.adapter.request.url} was seen for the message you sent, so the tools were not added and the answer is not read.`, before);
+      }
+    }, SEEN_WAIT_MS);
+  }
+
+  // Trusted sends only (the user's own Enter or click, before the page sees it, with text in
+  // the box; auto-send calls userSent itself).
+  const hasDraft = () => {
+    const input = document.querySelector(state.adapter.selectors.input);
+    return !!input && !!box.textOf(input).trim();
+  };
+  document.addEventListener('keydown', (e) => {
+    if (!e.isTrusted || e.key !== 'Enter' || e.shiftKey || e.isComposing || !state) return;
+    if (within(e.target, state.adapter.selectors.input) && hasDraft()) userSent();
+  }, true);
+  document.addEventListener('click', (e) => {
+    if (e.isTrusted && state?.adapter.selectors.send && within(e.target, state.adapter.selectors.send) && hasDraft()) userSent();
+  }, true);
+  function within(target, selector) {
+    try { return !!(target instanceof Element && target.closest(selector)); } catch { return false; }
+  }
+
+  /**
+   * The DOM reading path: the newest answer after `before`, read as it grows; each call caught
+   * once it is closed, until the answer stops changing.
+   */
+  async function domRead(before) {
+    let taken = 0;
+    let prev = null;
+    let still = 0;
+    for (let waited = 0; waited <= DOM_READ_MS && still < DOM_SETTLED_POLLS; waited += DOM_SETTLE_MS) {
+      const now = lastAnswer();
+      const isNew = now.count > before.count || (now.count && now.text !== before.text);
+      if (isNew) {
+        const found = calls.callsIn(now.text).filter((c) => c.ok || !/not closed/.test(c.error));
+        for (const call of found.slice(taken)) caught(call);
+        taken = Math.max(taken, found.length);
+        still = now.text === prev ? still + 1 : 0;
+        prev = now.text;
+      }
+      await new Promise((r) => setTimeout(r, DOM_SETTLE_MS));
+    }
   }
 
   /** The page's last answer: how many answers there are and the last one's text. */
@@ -210,6 +288,9 @@
     if (!box.put(input, text)) return ui.say('The input box did not take the result as the page expects it; check it before sending.');
     if (!state.autoSend) return;
     // Synthetic events are all a page script has: a site that ignores them needs the user's click.
-    if (await box.send(input, sendSel) !== 'sent') ui.say('The result is in the input box; if it was not sent, press send.');
+    const seen = requestsSeen;
+    const beforeSend = lastAnswer();
+    if (await box.send(input, sendSel) === 'sent') return userSent(seen, beforeSend);
+    ui.say('The result is in the input box; if it was not sent, press send.');
   }
 })();
