@@ -459,7 +459,8 @@ async def test_side_panel_view_and_a_local_mcp_server(browser, sidecar_env, sse)
     assert entries == [["mcp:everything", "get-sum", "chat", f"Chat: {host}"]]
     # The round trip read well: the adapter is verified, and the view says so by itself.
     await expect(adapter.locator("[data-role=verified]")).to_have_text("verified", timeout=SLOW)
-    await expect(adapter.locator("[data-role=last-round-trip]")).to_contain_text(f"Last good round trip: {host}, ")
+    last_trip = adapter.locator("[data-role=last-round-trip]")
+    await expect(last_trip).to_contain_text(f"Last good round trip: {host}, ")
 
     # A tool allowed in the view runs without a click (read-only tools do not, by themselves: the
     # site's "Run read-only tools without asking" is off).

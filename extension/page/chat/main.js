@@ -123,29 +123,39 @@
     requestsSeen++;
     sentBefore = null;
     let body;
+    let bin = false;
     if (armed && state.block && req.message_path && typeof msg.body === 'string') {
       const steps = path.parsePath(req.message_path);
-      let doc;
-      try { doc = JSON.parse(msg.body); } catch { doc = undefined; }
-      const changed = steps && doc !== undefined
-        ? path.updatePath(doc, steps, (old) => (typeof old === 'string' ? `${state.block}\n${old}` : undefined)) : undefined;
-      if (changed !== undefined) {
-        body = JSON.stringify(changed);
+      const add = (doc) => (steps ? path.updatePath(doc, steps, (old) => (typeof old === 'string' ? `${state.block}\n${old}` : undefined)) : undefined);
+      if (req.envelope === 'connect') {
+        // A Connect-RPC body: the message is JSON inside a binary envelope (bytes as a binary string).
+        const bytes = msg.bin ? streams.bytesOf(msg.body) : null;
+        const out = bytes && streams.rewriteConnect(bytes, add);
+        if (out) { body = streams.binaryOf(out); bin = true; }
+      } else {
+        let doc;
+        try { doc = msg.bin ? undefined : JSON.parse(msg.body); } catch { doc = undefined; }
+        const changed = doc !== undefined ? add(doc) : undefined;
+        if (changed !== undefined) body = JSON.stringify(changed);
+      }
+      if (body !== undefined) {
         armed = false;
         render();
       } else {
-        ui.say(`The tools could not be added: the request has no text at ${req.message_path} (the adapter may be out of date).`);
+        stale(`the chat's request has no text at ${req.message_path}${req.envelope ? ` (in a ${req.envelope} envelope)` : ''}, so the tools could not be added to your message.`, lastAnswer());
       }
     }
     if (watched.size >= MAX_STREAMS) watched.delete(/** @type {number} */ (watched.keys().next().value));
     watched.set(msg.id, { reader: streams.answerReader(state.adapter.response), scanner: calls.callScanner(), found: 0, before: lastAnswer() });
-    reply({ watch: true, body });
+    reply({ watch: true, body, bin, binary: state.adapter.response.kind === 'connect' });
   }
 
   function onChunk(msg) {
     const w = watched.get(msg.id);
-    if (!w || typeof msg.text !== 'string' || state.adapter.response.kind === 'dom') return;
-    for (const call of w.scanner.scan(w.reader.push(msg.text))) { w.found++; caught(call); }
+    if (!w || state.adapter.response.kind === 'dom') return;
+    const chunk = typeof msg.bin === 'string' ? streams.bytesOf(msg.bin) : msg.text;
+    if (typeof chunk !== 'string' && !(chunk instanceof Uint8Array)) return;
+    for (const call of w.scanner.scan(w.reader.push(chunk))) { w.found++; caught(call); }
   }
 
   async function onEnd(msg) {
