@@ -150,9 +150,14 @@ export class ChatSites {
 
   /** The adapter for a page URL (https, or http on a loopback host: chatOrigin), or null. */
   adapterFor(url) {
-    if (!chatOrigin(url)) return null;
+    return this.adaptersFor(url)[0] ?? null;
+  }
+
+  /** Every enabled adapter naming a page URL's site (a site may run two apps: Doubao). */
+  adaptersFor(url) {
+    if (!chatOrigin(url)) return [];
     const host = new URL(url).host;
-    return this.adapters.find((a) => (a.hostnames ?? []).some((h) => hostMatches(h, host))) ?? null;
+    return this.adapters.filter((a) => (a.hostnames ?? []).some((h) => hostMatches(h, host)));
   }
 
   /** A loaded tab of an adapter's site: the toolbar (isolated world), the hook if enabled. */
@@ -232,7 +237,7 @@ export class ChatSites {
     if (!msg || typeof msg !== 'object') return;
     await this.loaded;
     const site = this.siteOfPort(port);
-    const adapter = this.adapterFor(port.sender?.url ?? '');
+    let adapter = this.adapterFor(port.sender?.url ?? '');
     if (!adapter) return;
     if (msg.type === 'hello' || msg.type === 'refresh') return this.postState(port, msg.type === 'refresh');
     if (msg.type === 'set') return void await this.setPrefs(site, msg);
@@ -245,6 +250,8 @@ export class ChatSites {
       return;
     }
     if (msg.type === 'round_trip') {
+      // The adapter whose request it was (one of those naming this tab's site; never the page's pick of another).
+      adapter = this.adaptersFor(port.sender?.url ?? '').find((a) => a.name === msg.name) ?? adapter;
       // The adapter's formats matched the live site from a call to the next answer: the host
       // keeps it as the adapter's last good round trip (at most once a minute per adapter).
       this.stale.delete(site);
@@ -318,6 +325,8 @@ export class ChatSites {
         type: 'state', site, ...prefs,
         adapter: { name: adapter.name, title: adapter.title, verified: adapter.verified === true,
           request: adapter.request, response: adapter.response, selectors: adapter.selectors },
+        alternates: this.adaptersFor(port.sender?.url ?? '').slice(1, 8)
+          .map((a) => ({ name: a.name, request: a.request, response: a.response })),
         tools: all.map((t) => ({ key: t.key, where: t.where, tool: t.tool, readOnly: t.readOnly, trusted: t.trusted, chosen: prefs.chosen.includes(t.key),
           name: chosen.find((c) => c.key === t.key)?.name ?? t.tool, autoRun: autoRuns(prefs, t) })),
         block: prefs.enabled ? block : null,

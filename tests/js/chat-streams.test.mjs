@@ -249,3 +249,20 @@ test('a Connect request body gets its message rewritten and its length written a
   assert.equal(streams.rewriteConnect(enc.encode('{"a":1}'), (m) => m), null);
   assert.equal(streams.rewriteConnect(new Uint8Array([1, 0, 0, 0, 2, 0x7b, 0x7d]), (m) => m), null);
 });
+
+test('each shipped adapter reads its site\'s recorded answer: the whole answer, thinking left out, the first token kept', async () => {
+  const { readFileSync } = await import('node:fs');
+  const shipped = (name) => JSON.parse(readFileSync(new URL(`../../host/webmcp_sidecar/chat_sites/builtin/${name}.chat.json`, import.meta.url), 'utf8'));
+  for (const [name, body] of [['deepseek', DEEPSEEK], ['chatgpt', CHATGPT], ['doubao', DOUBAO], ['qwen', QWEN], ['kimi', KIMI]]) {
+    const { response } = shipped(name);
+    const bytes = typeof body === 'string' ? enc.encode(body) : body;
+    const got = readAll(response, [bytes.subarray(0, 7), bytes.subarray(7)]);
+    assert.equal(got.text, WANT, name);
+    assert.deepEqual(got.found.map((c) => c.ok && c.name), ['add'], name);
+  }
+  // What the adapters before these read of the same streams (DeepSeek's first token lost and its
+  // thinking read as answer; ChatGPT's text inside patch lists lost): why they were changed.
+  const before = readAll({ kind: 'sse', text_paths: ['choices[0].delta.content', 'v'] }, [enc.encode(DEEPSEEK)]).text;
+  assert.ok(!before.startsWith(p0) && before.includes('NO'));
+  assert.notEqual(readAll({ kind: 'sse', text_paths: ['v'] }, [enc.encode(CHATGPT)]).text, WANT);
+});

@@ -22,7 +22,7 @@ from webmcp_sidecar.native_host import chat_link
 
 pytestmark = pytest.mark.anyio
 
-SHIPPED = {"chatgpt", "claude", "deepseek", "doubao", "gemini", "kimi", "qwen", "tongyi"}
+SHIPPED = {"chatgpt", "claude", "deepseek", "doubao", "doubao-samantha", "gemini", "kimi", "qwen", "tongyi"}
 
 
 def adapter(**over: Any) -> dict[str, Any]:
@@ -183,7 +183,7 @@ def test_cli_list_add_validate_remove(tmp_path: Path):
     assert out.returncode == 0 and "unverified" in out.stdout
     listed = json.loads(cli(env, "list", "--json").stdout)
     assert {i["name"] for i in listed} == SHIPPED | {"replica"}
-    assert "deepseek  DeepSeek 0.1.0  [on, unverified, shipped]" in cli(env, "list").stdout
+    assert "deepseek  DeepSeek 0.2.0  [on, unverified, shipped]" in cli(env, "list").stdout
     assert cli(env, "remove", "replica").returncode == 0
     out = cli(env, "remove", "replica")
     assert out.returncode == 2 and "No chat-site adapter named 'replica'" in out.stderr

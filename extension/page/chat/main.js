@@ -34,7 +34,7 @@
   let cardSeq = 0;
   /** @type {Map<number, {call: any, tool: any, card: any, running?: boolean}>} */
   const open = new Map();
-  /** @type {Map<number, {reader: any, scanner: any, found: number, before: {count: number, text: string}}>} */
+  /** @type {Map<number, {reader: any, scanner: any, found: number, before: {count: number, text: string}, adapter: any}>} */
   const watched = new Map();
   // Never a silent failure: a message the user sent with no watched request for it, or a watched
   // answer that could not be read, says so in the toolbar and offers reading the page instead.
@@ -118,8 +118,12 @@
   });
 
   function onRequest(msg) {
-    const req = state.adapter.request;
-    if (typeof msg.url !== 'string' || msg.method !== req.method || !urlMatches(req.url, msg.url)) return;
+    // The site's adapter, or another enabled one for this site (a site that runs two apps).
+    if (typeof msg.url !== 'string') return;
+    const which = [state.adapter, ...(state.alternates ?? [])]
+      .find((a) => msg.method === a.request.method && urlMatches(a.request.url, msg.url));
+    if (!which) return;
+    const req = which.request;
     requestsSeen++;
     sentBefore = null;
     let body;
@@ -146,13 +150,13 @@
       }
     }
     if (watched.size >= MAX_STREAMS) watched.delete(/** @type {number} */ (watched.keys().next().value));
-    watched.set(msg.id, { reader: streams.answerReader(state.adapter.response), scanner: calls.callScanner(), found: 0, before: lastAnswer() });
-    reply({ watch: true, body, bin, binary: state.adapter.response.kind === 'connect' });
+    watched.set(msg.id, { reader: streams.answerReader(which.response), scanner: calls.callScanner(), found: 0, before: lastAnswer(), adapter: which });
+    reply({ watch: true, body, bin, binary: which.response.kind === 'connect' });
   }
 
   function onChunk(msg) {
     const w = watched.get(msg.id);
-    if (!w || state.adapter.response.kind === 'dom') return;
+    if (!w || w.adapter.response.kind === 'dom') return;
     const chunk = typeof msg.bin === 'string' ? streams.bytesOf(msg.bin) : msg.text;
     if (typeof chunk !== 'string' && !(chunk instanceof Uint8Array)) return;
     for (const call of w.scanner.scan(w.reader.push(chunk))) { w.found++; caught(call); }
@@ -162,16 +166,17 @@
     const w = watched.get(msg.id);
     if (!w) return;
     watched.delete(msg.id);
-    if (state.adapter.response.kind !== 'dom') {
+    const { response, request } = w.adapter;
+    if (response.kind !== 'dom') {
       for (const call of w.scanner.finish(w.reader.end())) { w.found++; caught(call); }
     }
     const readable = w.reader.events > 0;
-    if (!readable && !msg.broken && state.adapter.response.kind !== 'dom') {
-      stale(`the answer to ${state.adapter.request.url} came back, but no text was found in it where the adapter looks (${state.adapter.response.kind}).`, w.before);
+    if (!readable && !msg.broken && response.kind !== 'dom') {
+      stale(`the answer to ${request.url} came back, but no text was found in it where the adapter looks (${response.kind}).`, w.before);
     }
     if (readable && awaitingRoundTrip) {
       awaitingRoundTrip = false;
-      port.postMessage({ type: 'round_trip' });
+      port.postMessage({ type: 'round_trip', name: w.adapter.name });
     }
     if (w.found) return;
     // Fallback: the answer as the page shows it, once it has settled.
