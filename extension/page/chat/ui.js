@@ -105,7 +105,10 @@
       const widening = el.localName !== 'input' || /** @type {HTMLInputElement} */ (el).checked; // a box being ticked
       if (!widening) return;
       const s = seen.get(keyOf(el));
-      const ok = e.isTrusted && s && performance.now() - s.since >= MIN_SHOWN_MS && s.at === where(el);
+      // data-ready too: a control redrawn a moment ago keeps its predecessor's `seen` entry, but
+      // counts only once the browser has reported this very element visible (else a redraw
+      // while the page hides the toolbar would let a click through).
+      const ok = e.isTrusted && s && performance.now() - s.since >= MIN_SHOWN_MS && s.at === where(el) && el.hasAttribute('data-ready');
       if (ok) return;
       e.preventDefault();
       e.stopImmediatePropagation();
