@@ -593,6 +593,23 @@ async def test_result_sent_through_an_editor_that_keeps_its_own_state(
     assert await panel_log(browser) == [[tools_host, "add", "chat", f"Chat: {host}"]]
 
 
+async def test_auto_send_waits_for_the_answer_to_end(browser, sidecar_env, tmp_path, site_url, sse):
+    # The model calls the tool at the start of its answer and writes on for a while: the call
+    # runs at once (auto-run), but its result is sent only once that answer has ended.
+    add_adapter(sidecar_env, tmp_path, sse)
+    tools, tools_host = await tools_page(browser, site_url)
+    page, tab = await open_chat(browser, sse)
+    await enable(browser, page, tab, tools_host, auto_send=True, auto_run=True)
+    tail = " ".join(f"and{i}" for i in range(60))
+    sse.replies.append(Reply(f"{CALL} While that runs, more words: {tail}.", pieces=60))
+    await say(sse, page, "What is 2 + 3?")
+    await until(lambda: asyncio.sleep(0, len(sse.requests) == 2), "the result sent back by itself", tries=300)
+    assert sse.requests[1]["messages"][-1]["content"].startswith("[tool_result add]")
+    assert await tools.evaluate("() => window.calls") == 1
+    # The answer with the call had been streamed whole before the result went out.
+    assert sse.log.index(("end", 0)) < sse.log.index(("request", 1))
+
+
 async def test_a_site_that_takes_only_trusted_sends_leaves_it_to_the_user(
     browser, sidecar_env, tmp_path, site_url, sse
 ):

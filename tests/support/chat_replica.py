@@ -40,12 +40,15 @@ class Replica:
         self.kind = kind
         self.replies: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []
+        # ("request", n) when request n arrives, ("end", n) once its answer has been streamed whole.
+        self.log: list[tuple[str, int]] = []
         self.lock = threading.Lock()
         self.url = ""
 
     def answer_for(self, body: dict[str, Any]) -> Reply:
         with self.lock:
             self.requests.append(body)
+            self.log.append(("request", len(self.requests) - 1))
             if self.replies:
                 return self.replies.popleft()
         last = str((body.get("messages") or [{}])[-1].get("content", ""))
@@ -101,6 +104,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.send_error(400)
             return
         reply = self.replica.answer_for(body)
+        n = len(self.replica.requests) - 1
         ctype = (
             "text/event-stream"
             if self.replica.kind == "sse" or reply.format == "other"
@@ -114,6 +118,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(chunk)
             self.wfile.flush()
             time.sleep(0.02)
+        with self.replica.lock:
+            self.replica.log.append(("end", n))
         self.close_connection = True
 
 

@@ -24,6 +24,8 @@
   /** Reading an answer from the page: how long it may take, and unchanged how long is settled. */
   const DOM_READ_MS = 180_000;
   const DOM_SETTLED_POLLS = 5;
+  /** Auto-send waits at most this long for the answer to end (models often write on after a call). */
+  const ANSWER_END_WAIT_MS = 120_000;
 
   const port = chrome.runtime.connect({ name: 'webmcp-chat' });
   /** @type {any} */
@@ -243,6 +245,20 @@
     }
   }
 
+  /**
+   * Until no watched answer is still streaming (the hook says when each ends) and the page's last
+   * answer has stopped changing (a site read from the DOM, or one that renders after its stream).
+   */
+  async function answerEnded() {
+    let prev = null;
+    for (let waited = 0; waited <= ANSWER_END_WAIT_MS; waited += DOM_SETTLE_MS) {
+      const now = lastAnswer().text;
+      if (!watched.size && now === prev) return;
+      prev = now;
+      await new Promise((r) => setTimeout(r, DOM_SETTLE_MS));
+    }
+  }
+
   /** The page's last answer: how many answers there are and the last one's text. */
   function lastAnswer() {
     let all = [];
@@ -295,6 +311,9 @@
     open.delete(req);
     c.card.done(outcome?.ok ? 'Done: the result is in the input box.' : `Failed: ${outcome?.error?.message ?? 'the tool failed'}`);
     const { input: inputSel, send: sendSel } = state.adapter.selectors;
+    // Sending now would cut in while the model still writes (or press a stop button standing
+    // where send was): with auto-send, wait for the answer's stream to end and the page to settle.
+    if (state.autoSend) await answerEnded();
     const input = document.querySelector(inputSel);
     if (!input) return ui.say(`The input box (${inputSel}) was not found; the result could not be put in.`);
     const before = box.textOf(input);
