@@ -34,6 +34,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from tests.support.browser import Browser
+from tests.support.chat_protocols import PROTOCOLS
 from tests.support.chat_replica import Replica, Reply, serve_replica
 from webmcp_sidecar import EXTENSION_ID
 
@@ -48,6 +49,7 @@ def sum_call(a: int, b: int) -> str:
 
 BLOCK_HEAD = "[Tools from WebMCP Sidecar"
 ROOT = Path(__file__).resolve().parents[2]
+BUILTIN = ROOT / "host" / "webmcp_sidecar" / "chat_sites" / "builtin"
 EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
 PANEL_URL = f"chrome-extension://{EXTENSION_ID}/sidepanel/index.html"
 SLOW = 30_000  # ms: the host, then the local server (node) start on first use
@@ -687,3 +689,55 @@ async def test_only_chosen_tools_and_a_long_result_is_cut(browser, sidecar_env, 
     await until(lambda: tools.evaluate("() => window.calls === 1"), "the pasted call run")
     has_result = "() => window.replica.draft.includes('[tool_result add]')"
     await until(lambda: page.evaluate(has_result), "its result")
+
+
+def shipped_on_replica(env: dict[str, str], tmp_path: Path, name: str, replica: Replica) -> str:
+    """The shipped adapter `name`, its request and response as shipped, named for the replica's
+    host (and the replica page's elements), added as the user's `<name>-replica`."""
+    doc = json.loads((BUILTIN / f"{name}.chat.json").read_text())
+    host = replica.url.split("/")[2]
+    doc.update(
+        name=f"{name}-replica",
+        hostnames=[host],
+        selectors={"input": "#input", "send": "#send", "last_answer": ".answer"},
+    )
+    f = tmp_path / f"{name}-replica.chat.json"
+    f.write_text(json.dumps(doc))
+    cli(env, "add", str(f))
+    return host
+
+
+@pytest.mark.skipif(not EVERYTHING.exists(), reason="npm dev dependencies not installed (npm ci)")
+@pytest.mark.parametrize("site", sorted(PROTOCOLS))
+async def test_each_shipped_adapter_round_trips_on_a_replica_of_its_protocol(
+    browser, sidecar_env, tmp_path, site
+):
+    # A replica speaking the site's current protocol (tests/support/chat_protocols.py: DeepSeek's
+    # op stream, ChatGPT's delta encoding on /backend-anon/, Doubao's named events, Qwen's phases,
+    # Kimi's Connect-RPC frames), read with the shipped adapter's own request and response: the
+    # block goes into the site's request (Kimi's binary envelope rewritten), the call at the
+    # answer's very first token is caught from the stream (the page shows no text to read), the
+    # thinking's call of another tool is not, the local server's tool runs, its result goes back,
+    # and the next answer reads well: the adapter is verified.
+    await asyncio.to_thread(add_server, sidecar_env)
+    with serve_replica(site) as replica:
+        shipped_on_replica(sidecar_env, tmp_path, site, replica)
+        page, tab = await open_chat(browser, replica, f"?protocol={site}")
+        await enable(browser, page, tab, keys=("mcp:everything/get-sum",))
+        replica.replies.append(Reply(f"{sum_call(2, 3)} Then I wait.", pieces=8))
+        await say(replica, page, "What is 2 + 3?")
+        first = replica.messages[0]
+        assert first.startswith(BLOCK_HEAD) and "- get-sum:" in first and first.endswith("What is 2 + 3?")
+        await click(browser, page, tab, "[data-act=run]")
+        has_result = "() => document.getElementById('input').value.includes('[tool_result get-sum]')"
+        await until(lambda: page.evaluate(has_result), "the server's result in the input box", tries=300)
+        assert "The sum of 2 and 3 is 5." in await page.input_value("#input")
+        await page.click("#send")
+        await until(lambda: asyncio.sleep(0, len(replica.messages) == 2), "the second request")
+        assert (
+            replica.messages[1].startswith("[tool_result get-sum]") and BLOCK_HEAD not in replica.messages[1]
+        )
+        await verified_adapter(sidecar_env, f"{site}-replica")
+        outcomes = [o["text"] for o in await ui(browser, tab, "[data-call] [data-role=outcome]")]
+        assert outcomes == ["Done: the result is in the input box."]  # no card for the thinking's call
+        assert await ui(browser, tab, "[data-role=stale]:not([hidden])") == []
