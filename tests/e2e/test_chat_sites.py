@@ -714,9 +714,10 @@ async def test_each_shipped_adapter_round_trips_on_a_replica_of_its_protocol(
 ):
     # A replica speaking the site's current protocol (tests/support/chat_protocols.py: DeepSeek's
     # op stream, ChatGPT's delta encoding on /backend-anon/, Doubao's named events, Qwen's phases,
-    # Kimi's Connect-RPC frames), read with the shipped adapter's own request and response: the
-    # block goes into the site's request (Kimi's binary envelope rewritten), the call at the
-    # answer's very first token is caught from the stream (the page shows no text to read), the
+    # Kimi's Connect-RPC frames, Claude's content blocks; Gemini's StreamGenerate under /u/1/, read
+    # from the page), read with the shipped adapter's own request and response: the block goes
+    # into the site's request (Kimi's binary envelope rewritten), the call at the answer's very
+    # first token is caught from the stream (the page shows no text to read, but for Gemini), the
     # thinking's call of another tool is not, the local server's tool runs, its result goes back,
     # and the next answer reads well: the adapter is verified.
     await asyncio.to_thread(add_server, sidecar_env)
@@ -725,7 +726,20 @@ async def test_each_shipped_adapter_round_trips_on_a_replica_of_its_protocol(
         page, tab = await open_chat(browser, replica, f"?protocol={site}")
         await enable(browser, page, tab, keys=("mcp:everything/get-sum",))
         replica.replies.append(Reply(f"{sum_call(2, 3)} Then I wait.", pieces=8))
-        await say(replica, page, "What is 2 + 3?")
+        if site == "gemini":
+            # Its request is a form, not JSON: the tools go in through the input box, and the
+            # answer is read from the page (under /u/1/, another signed-in account).
+            await click(browser, page, tab, "[data-act=add-to-input]")
+            in_box = "() => document.getElementById('input').value.startsWith('[Tools from')"
+            await until(lambda: page.evaluate(in_box), "the block in the box")
+            await page.focus("#input")
+            await page.keyboard.press("End")
+            await page.keyboard.insert_text("What is 2 + 3?")
+            sent = len(replica.requests)
+            await page.click("#send")
+            await until(lambda: asyncio.sleep(0, len(replica.requests) > sent), "the message at the replica")
+        else:
+            await say(replica, page, "What is 2 + 3?")
         first = replica.messages[0]
         assert first.startswith(BLOCK_HEAD) and "- get-sum:" in first and first.endswith("What is 2 + 3?")
         await click(browser, page, tab, "[data-act=run]")

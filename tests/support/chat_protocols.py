@@ -1,5 +1,5 @@
 """The wire formats of real chat sites (DeepSeek, ChatGPT signed out, Doubao and its older app,
-Qwen, Kimi, Claude), for the replica (tests/support/chat_replica.py): each
+Qwen, Kimi, Claude, Gemini under /u/1/), for the replica (tests/support/chat_replica.py): each
 protocol's endpoint, how the user's message sits in its request, and how it streams an answer,
 shaped after the public sources in docs/CHAT_SITES.md (each shipped adapter's `source`). Every
 answer carries thinking that holds a call of a tool nobody chose: an adapter that read thinking
@@ -143,6 +143,26 @@ def doubao_samantha(pieces: list[str]) -> Iterator[bytes]:
     yield _sse({"event_type": 2003, "event_data": "{}"})
 
 
+def gemini(pieces: list[str]) -> Iterator[bytes]:
+    # StreamGenerate: `)]}'`, then length-prefixed batches; each `wrb.fr` item's third value is a
+    # JSON string whose [4][0][1][0] is the answer so far (Gemini-API's reading of it).
+    yield b")]}'\n\n"
+    so_far = ""
+    for piece in pieces:
+        so_far += piece
+        inner = [None, ["c_1", "r_1"], None, None, [["rc_1", [so_far]]]]
+        line = json.dumps([["wrb.fr", None, json.dumps(inner)]])
+        yield f"{len(line)}\n{line}\n".encode()
+
+
+def gemini_message(form: bytes) -> str:
+    """The user's message in StreamGenerate's form body: f.req = [null, "[[message, …], …]"]."""
+    from urllib.parse import parse_qs
+
+    f_req = parse_qs(form.decode())["f.req"][0]
+    return str(json.loads(json.loads(f_req)[1])[0][0])
+
+
 @dataclass(frozen=True)
 class Protocol:
     name: str  # the shipped adapter's
@@ -151,6 +171,7 @@ class Protocol:
     message: Callable[[Any], str]  # the user's message in a decoded request body
     stream: Callable[[list[str]], Iterator[bytes]]
     binary: bool = False  # the body is a Connect envelope
+    form: bool = False  # the body is a form (Gemini's f.req); `message` gets the bytes
 
 
 def unframe(body: bytes) -> Any:
@@ -191,6 +212,14 @@ PROTOCOLS = {
             "text/event-stream",
             lambda b: json.loads(b["messages"][-1]["content"])["text"],
             doubao_samantha,
+        ),
+        Protocol(
+            "gemini",
+            "/u/1/_/BardChatUi/data/assistant.lamda.BardFrontendService/StreamGenerate",
+            "application/json+protobuf; charset=UTF-8",
+            gemini_message,
+            gemini,
+            form=True,
         ),
         Protocol(
             "qwen",

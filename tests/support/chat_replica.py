@@ -115,7 +115,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         raw = self.rfile.read(length)
         try:
             body = (
-                (unframe(raw) if protocol.binary else json.loads(raw))
+                (raw if protocol.form else unframe(raw) if protocol.binary else json.loads(raw))
                 if protocol
                 else json.loads(raw or b"{}")
             )

@@ -184,6 +184,11 @@
     // Fallback: the answer as the page shows it, once it has settled.
     const text = await settledAnswer(w.before);
     if (text === null) return;
+    if (response.kind === 'dom' && awaitingRoundTrip) {
+      // An adapter that reads the page: its round trip is the answer read from `last_answer`.
+      awaitingRoundTrip = false;
+      port.postMessage({ type: 'round_trip', name: w.adapter.name });
+    }
     for (const call of calls.callsIn(text)) caught(call);
   }
 

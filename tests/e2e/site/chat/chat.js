@@ -168,12 +168,16 @@ async function viaProtocol(text) {
   answer.className = 'answer';
   log.append(answer);
   const reader = res.body.getReader();
+  const decoder = new TextDecoder();
   let bytes = 0;
+  let received = '';
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     bytes += value.length;
-    answer.textContent = `An answer of ${bytes} bytes.`;
+    received += decoder.decode(value, { stream: true });
+    // A site read from the page (`show`) shows its answer; the others only a count.
+    answer.textContent = p.show ? p.show(received) : `An answer of ${bytes} bytes.`;
   }
   return answer.textContent;
 }

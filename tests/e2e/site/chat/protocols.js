@@ -31,6 +31,21 @@ window.replicaProtocols = {
     url: '/samantha/chat/completion?aid=497858',
     body: (text) => JSON.stringify({ messages: [{ content: JSON.stringify({ text }), content_type: 2001, attachments: [] }], completion_option: { is_regen: false } }),
   },
+  gemini: {
+    // An account other than the first: /u/1/. The answer is shown as text (the adapter reads the page).
+    url: '/u/1/_/BardChatUi/data/assistant.lamda.BardFrontendService/StreamGenerate?bl=x&_reqid=1&rt=c',
+    type: 'application/x-www-form-urlencoded;charset=UTF-8',
+    body: (text) => new URLSearchParams({ 'f.req': JSON.stringify([null, JSON.stringify([[text, 0, null, null, null, null, 0], ['en'], ['', '', '']])]), at: 'x' }).toString(),
+    /** The answer so far in the text received so far: the last `wrb.fr` item's [4][0][1][0]. */
+    show: (received) => {
+      let text = '';
+      for (const line of received.split('\n')) {
+        if (!line.startsWith('[[')) continue;
+        try { text = JSON.parse(JSON.parse(line)[0][2])[4][0][1][0]; } catch { /* a partial line */ }
+      }
+      return text;
+    },
+  },
   qwen: {
     url: '/api/v2/chat/completions?chat_id=c1',
     body: (text) => JSON.stringify({ stream: true, chat_id: 'c1', model: 'qwen3-max', messages: [{ role: 'user', content: text, chat_type: 't2t' }] }),
