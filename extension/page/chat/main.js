@@ -20,7 +20,7 @@
   const DOM_WAIT_MS = 8_000;
   const MAX_STREAMS = 8;
   /** After the user sends, how long the adapter's request may take to show before we say so. */
-  const SEEN_WAIT_MS = 5_000;
+  const SEEN_WAIT_MS = 8_000;
   /** Reading an answer from the page: how long it may take, and unchanged how long is settled. */
   const DOM_READ_MS = 180_000;
   const DOM_SETTLED_POLLS = 5;
