@@ -266,3 +266,13 @@ test('each shipped adapter reads its site\'s recorded answer: the whole answer, 
   assert.ok(!before.startsWith(p0) && before.includes('NO'));
   assert.notEqual(readAll({ kind: 'sse', text_paths: ['v'] }, [enc.encode(CHATGPT)]).text, WANT);
 });
+
+test('an op stream of many tiny ops on a long text stops being re-read past its budget', () => {
+  const reader = streams.answerReader({ kind: 'ndjson', patch: {}, text_paths: ['t'] });
+  reader.push(`${JSON.stringify({ p: 't', o: 'set', v: 'x'.repeat(900_000) })}\n`);
+  const tiny = `${JSON.stringify({ p: 't', o: 'append', v: 'y' })}\n`.repeat(2_000);
+  for (let i = 0; i < 2; i++) reader.push(tiny); // 4 000 ops of 1 char on 900 000: 3.6e9 to re-read
+  const text = reader.end();
+  assert.ok(text.length > 900_000 && text.length < 900_000 + 4_000, String(text.length)); // stopped part way
+  assert.ok(text.length <= 900_000 + 1_112);
+});

@@ -175,6 +175,12 @@
   const BAD_KEY = /^(__proto__|constructor|prototype)$/;
   /** How much of a page's ops a document takes in all (beyond it, later ops are dropped). */
   const MAX_DOC = 8_000_000;
+  /**
+   * Characters of text an op stream may have re-read in all: its text is read whole from the
+   * document after each op, so a page sending many tiny ops on a long text would cost its square.
+   * Past this the stream is read no further (the DOM fallback and the paste box remain).
+   */
+  const MAX_REREAD = 1_000_000_000;
 
   /**
    * A document built from operations, as chat sites stream their answers: DeepSeek's
@@ -293,6 +299,7 @@
     let whole = '';
     let text = '';
     let events = 0;
+    let reread = 0;
 
     /** The text at a path: a string, or (a path of many) the strings there joined; else null. */
     function textAt(value, steps) {
@@ -305,13 +312,14 @@
       if (value === undefined) return;
       let from = value;
       if (patch) {
-        if (!patch.take(value, n)) return;
+        if (reread > MAX_REREAD || !patch.take(value, n)) return;
         from = patch.doc;
       }
       for (const [p, v] of when) if (getPath(from, p) !== v) return;
       for (const p of paths) {
         const t = textAt(from, p);
         if (t === null) continue;
+        if (patch) reread += t.length;
         events++;
         text = full ? t : text + t;
         if (text.length > MAX_TEXT) text = text.slice(0, MAX_TEXT);
