@@ -176,6 +176,7 @@
     if (!readable && !msg.broken && response.kind !== 'dom') {
       stale(`the answer to ${request.url} came back, but no text was found in it where the adapter looks (${response.kind}).`, w.before);
     }
+    if (readable) ui.fine(`Working: the last answer was read from the chat's ${response.kind === 'connect' ? 'Connect-RPC' : response.kind.toUpperCase()} stream (${new Date().toLocaleTimeString()}).`);
     if (readable && awaitingRoundTrip) {
       awaitingRoundTrip = false;
       port.postMessage({ type: 'round_trip', name: w.adapter.name });
@@ -184,6 +185,7 @@
     // Fallback: the answer as the page shows it, once it has settled.
     const text = await settledAnswer(w.before);
     if (text === null) return;
+    if (response.kind === 'dom') ui.fine(`Working: the last answer was read from the page (${new Date().toLocaleTimeString()}).`);
     if (response.kind === 'dom' && awaitingRoundTrip) {
       // An adapter that reads the page: its round trip is the answer read from `last_answer`.
       awaitingRoundTrip = false;

@@ -126,6 +126,8 @@
     // The adapter did not match what the site did: said plainly, with the way on that works
     // without it (reading the answers from the page). Kept across redraws, like the status.
     const warning = h('div', { class: 'warn', 'data-role': 'stale', hidden: true });
+    // And when it works, that too: the user always knows whether the tools work on this page.
+    const health = h('div', { class: 'note', 'data-role': 'health', hidden: true });
 
     function render(s) {
       state = s;
@@ -161,7 +163,7 @@
       if (s.enabled && s.inputMode && s.armed) {
         body.append(h('button', { 'data-act': 'add-to-input', onclick: () => on.addToInput(), text: 'Add the tools to my message' }));
       }
-      bar.append(h('section', {}, warning, status, cards), body); // calls first: they are what needs the user
+      bar.append(h('section', {}, warning, health, status, cards), body); // calls first: they are what needs the user
       observeGuarded();
     }
 
@@ -193,11 +195,18 @@
       root, render, card,
       /** @param {string} text */
       say(text) { status.textContent = text; },
+      /** The adapter read an answer: any out-of-date warning goes. @param {string} text */
+      fine(text) {
+        warning.hidden = true;
+        health.hidden = false;
+        health.textContent = text;
+      },
       /**
        * The adapter may be out of date: `text` says how, with the DOM reading path offered
        * (once taken, `domOn` says so instead). @param {string} text @param {boolean} domOn
        */
       warn(text, domOn) {
+        health.hidden = true;
         warning.hidden = false;
         warning.replaceChildren(h('div', { text: `This site's adapter may be out of date: ${text}` }),
           domOn
