@@ -127,7 +127,8 @@
     // without it (reading the answers from the page). Kept across redraws, like the status.
     const warning = h('div', { class: 'warn', 'data-role': 'stale', hidden: true });
     // And when it works, that too: the user always knows whether the tools work on this page.
-    const health = h('div', { class: 'note', 'data-role': 'health', hidden: true });
+    // A badge in the header (its title says what was read): no line that would move the controls.
+    const health = h('span', { class: 'badge ok', 'data-role': 'health', hidden: true, text: 'working' });
 
     function render(s) {
       state = s;
@@ -137,6 +138,7 @@
         h('b', { text: `Tools: ${s.adapter.title}` }),
         h('span', { class: verified ? 'badge ok' : 'badge', text: verified ? 'verified' : 'unverified',
           title: verified ? 'This adapter has worked on this site.' : 'This adapter has not been seen working on this site yet.' }),
+        s.enabled ? health : null,
         h('span', { text: s.enabled ? 'on' : 'off', 'data-role': 'onoff' })));
       const body = h('section');
       body.append(h('label', {}, h('input', { type: 'checkbox', 'data-act': 'enable', [GUARD]: true, checked: s.enabled,
@@ -163,7 +165,7 @@
       if (s.enabled && s.inputMode && s.armed) {
         body.append(h('button', { 'data-act': 'add-to-input', onclick: () => on.addToInput(), text: 'Add the tools to my message' }));
       }
-      bar.append(h('section', {}, warning, health, status, cards), body); // calls first: they are what needs the user
+      bar.append(h('section', {}, warning, status, cards), body); // calls first: they are what needs the user
       observeGuarded();
     }
 
@@ -199,7 +201,7 @@
       fine(text) {
         warning.hidden = true;
         health.hidden = false;
-        health.textContent = text;
+        health.title = text;
       },
       /**
        * The adapter may be out of date: `text` says how, with the DOM reading path offered
