@@ -26,6 +26,7 @@ const SERVER_TOOLS_TTL_MS = 30_000;
 const MAX_CHOSEN = 64;
 const MAX_ADAPTERS = 200;
 const MAX_SITE = 300;
+const VERIFIED_EVERY_MS = 60_000;
 
 /**
  * @typedef {{enabled: boolean, chosen: string[], autoRun: boolean, autoSend: boolean, allowed: string[]}} Prefs
@@ -105,7 +106,10 @@ export class ChatSites {
     this.seq = 0;
     /** @type {{at: number, tools: Record<string, any[]>}|null} */
     this.serverTools = null;
-    this.verifiedSent = new Set();
+    /** @type {Map<string, number>} when each adapter's last good round trip was sent to the host */
+    this.verifiedSent = new Map();
+    /** @type {Map<string, {at: string, reason: string, adapter: string}>} by site: the adapter seen not matching */
+    this.stale = new Map();
     w.chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
       if (change.status === 'complete' && tab?.url) void this.offer(tabId, tab.url);
     });
@@ -146,9 +150,14 @@ export class ChatSites {
 
   /** The adapter for a page URL (https, or http on a loopback host: chatOrigin), or null. */
   adapterFor(url) {
-    if (!chatOrigin(url)) return null;
+    return this.adaptersFor(url)[0] ?? null;
+  }
+
+  /** Every enabled adapter naming a page URL's site (a site may run two apps: Doubao). */
+  adaptersFor(url) {
+    if (!chatOrigin(url)) return [];
     const host = new URL(url).host;
-    return this.adapters.find((a) => (a.hostnames ?? []).some((h) => hostMatches(h, host))) ?? null;
+    return this.adapters.filter((a) => (a.hostnames ?? []).some((h) => hostMatches(h, host)));
   }
 
   /** A loaded tab of an adapter's site: the toolbar (isolated world), the hook if enabled. */
@@ -228,14 +237,27 @@ export class ChatSites {
     if (!msg || typeof msg !== 'object') return;
     await this.loaded;
     const site = this.siteOfPort(port);
-    const adapter = this.adapterFor(port.sender?.url ?? '');
+    let adapter = this.adapterFor(port.sender?.url ?? '');
     if (!adapter) return;
     if (msg.type === 'hello' || msg.type === 'refresh') return this.postState(port, msg.type === 'refresh');
     if (msg.type === 'set') return void await this.setPrefs(site, msg);
     if (msg.type === 'run') return this.run(port, site, msg);
-    if (msg.type === 'round_trip' && !adapter.verified && !this.verifiedSent.has(adapter.name)) {
-      // The adapter's formats matched the live site from a call to the next answer.
-      this.verifiedSent.add(adapter.name);
+    if (msg.type === 'stale') {
+      // The page saw the adapter not match (no request for a sent message, an unreadable
+      // answer): the side panel's view says so beside the site.
+      this.stale.set(site, { at: new Date().toISOString(), reason: String(msg.reason ?? '').slice(0, 300), adapter: adapter.name });
+      if (this.stale.size > MAX_ADAPTERS) this.stale.delete(/** @type {string} */ (this.stale.keys().next().value));
+      return;
+    }
+    if (msg.type === 'round_trip') {
+      // The adapter whose request it was (one of those naming this tab's site; never the page's pick of another).
+      adapter = this.adaptersFor(port.sender?.url ?? '').find((a) => a.name === msg.name) ?? adapter;
+      // The adapter's formats matched the live site from a call to the next answer: the host
+      // keeps it as the adapter's last good round trip (at most once a minute per adapter).
+      this.stale.delete(site);
+      const last = this.verifiedSent.get(adapter.name) ?? -Infinity;
+      if (Date.now() - last < VERIFIED_EVERY_MS) return;
+      this.verifiedSent.set(adapter.name, Date.now());
       this.w.send({ type: 'chat_site_verified', name: adapter.name, host: site });
     }
   }
@@ -303,6 +325,8 @@ export class ChatSites {
         type: 'state', site, ...prefs,
         adapter: { name: adapter.name, title: adapter.title, verified: adapter.verified === true,
           request: adapter.request, response: adapter.response, selectors: adapter.selectors },
+        alternates: this.adaptersFor(port.sender?.url ?? '').slice(1, 8)
+          .map((a) => ({ name: a.name, request: a.request, response: a.response })),
         tools: all.map((t) => ({ key: t.key, where: t.where, tool: t.tool, readOnly: t.readOnly, trusted: t.trusted, chosen: prefs.chosen.includes(t.key),
           name: chosen.find((c) => c.key === t.key)?.name ?? t.tool, autoRun: autoRuns(prefs, t) })),
         block: prefs.enabled ? block : null,
@@ -353,7 +377,10 @@ export class ChatSites {
     for (const a of this.adapters) {
       const names = new Set((a.hostnames ?? []).map((h) => (h.startsWith('*.') ? h.slice(2) : h)));
       for (const s of [...Object.keys(this.prefs), ...open]) if ((a.hostnames ?? []).some((h) => hostMatches(h, s))) names.add(s);
-      for (const s of names) sites.push({ site: s, adapter: a.name, open: open.has(s), ...this.prefsOf(s) });
+      for (const s of names) {
+        const stale = this.stale.get(s);
+        sites.push({ site: s, adapter: a.name, open: open.has(s), ...this.prefsOf(s), stale: stale?.adapter === a.name ? stale : null });
+      }
     }
     return { sites };
   }

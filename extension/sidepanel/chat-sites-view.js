@@ -40,6 +40,7 @@ export function adapterRows(adapters, sites) {
   return adapters.map((a) => ({
     name: String(a.name), title: String(a.title || a.name), version: String(a.version ?? ''), origin: String(a.origin ?? ''),
     enabled: a.enabled !== false, verified: !!a.verified, verifiedOn: a.verified?.host ?? null,
+    lastRoundTrip: a.verified?.host ? `${a.verified.host}, ${String(a.verified.at ?? '').replace('T', ' ').replace(/\+00:00$/, ' UTC')}` : null,
     hostnames: Array.isArray(a.hostnames) ? a.hostnames.map(String) : [], source: String(a.source ?? ''),
     error: a.error ? String(a.error) : '', removable: a.origin !== 'shipped',
     sites: sites.filter((s) => s.adapter === a.name),
@@ -211,6 +212,8 @@ export class ChatSitesView {
         h('span', { class: 'spacer' }), h('label', { class: 'check' }, toggle, ' Enabled')),
       h('p', { class: 'skill-match' }, row.hostnames.map((n) => h('code', { text: n }))),
       row.source ? h('p', { class: 'muted small', text: `Source: ${row.source}` }) : null,
+      h('p', { class: 'muted small', 'data-role': 'last-round-trip',
+        text: row.lastRoundTrip ? `Last good round trip: ${row.lastRoundTrip}` : 'No good round trip yet (with this text of the adapter).' }),
       row.error ? h('div', { class: 'card-error', text: row.error }) : null,
       row.enabled && !row.error ? row.sites.map((s) => this.renderSite(s)) : null,
       h('div', { class: 'form-actions' },
@@ -224,7 +227,8 @@ export class ChatSitesView {
     const on = h('input', { type: 'checkbox', checked: s.enabled, 'data-act': 'site-enable',
       on: { change: () => this.set(s.site, { enabled: on.checked }, on) } });
     const box = h('div', { class: 'chat-site-site', 'data-site': s.site, 'data-enabled': String(s.enabled) },
-      h('label', { class: 'check' }, on, ' Use tools on ', h('b', { text: s.site }), s.open ? h('span', { class: 'muted', text: ' (open in a tab)' }) : null));
+      h('label', { class: 'check' }, on, ' Use tools on ', h('b', { text: s.site }), s.open ? h('span', { class: 'muted', text: ' (open in a tab)' }) : null),
+      s.stale ? h('div', { class: 'card-error', 'data-role': 'stale', text: `The adapter may be out of date here (${String(s.stale.at).slice(0, 19).replace('T', ' ')} UTC): ${s.stale.reason}` }) : null);
     if (!s.enabled) return box;
     const flag = (key, label, act) => {
       const b = h('input', { type: 'checkbox', checked: !!s[key], 'data-act': act, on: { change: () => this.set(s.site, { [key]: b.checked }, b) } });

@@ -34,6 +34,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from tests.support.browser import Browser
+from tests.support.chat_protocols import PROTOCOLS
 from tests.support.chat_replica import Replica, Reply, serve_replica
 from webmcp_sidecar import EXTENSION_ID
 
@@ -48,6 +49,7 @@ def sum_call(a: int, b: int) -> str:
 
 BLOCK_HEAD = "[Tools from WebMCP Sidecar"
 ROOT = Path(__file__).resolve().parents[2]
+BUILTIN = ROOT / "host" / "webmcp_sidecar" / "chat_sites" / "builtin"
 EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
 PANEL_URL = f"chrome-extension://{EXTENSION_ID}/sidepanel/index.html"
 SLOW = 30_000  # ms: the host, then the local server (node) start on first use
@@ -84,7 +86,7 @@ def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
-def add_adapter(env: dict[str, str], tmp_path: Path, replica: Replica) -> str:
+def add_adapter(env: dict[str, str], tmp_path: Path, replica: Replica, url: str = "/api/chat") -> str:
     host = replica.url.split("/")[2]
     text_path = "choices[0].delta.content" if replica.kind == "sse" else "message.content"
     doc = {
@@ -93,7 +95,7 @@ def add_adapter(env: dict[str, str], tmp_path: Path, replica: Replica) -> str:
         "version": "1.0.0",
         "source": "tests/support/chat_replica.py (OpenAI-like SSE / Ollama-like NDJSON)",
         "hostnames": [host],
-        "request": {"url": "/api/chat", "method": "POST", "message_path": "messages[-1].content"},
+        "request": {"url": url, "method": "POST", "message_path": "messages[-1].content"},
         "response": {"kind": replica.kind, "text_paths": [text_path]},
         "selectors": {"input": "#input", "send": "#send", "last_answer": ".answer"},
     }
@@ -333,6 +335,56 @@ async def test_ndjson_replica_malformed_deny_and_dom_fallback(
     assert all(BLOCK_HEAD not in r["messages"][-1]["content"] for r in ndjson.requests[1:])
 
 
+async def test_a_stale_adapter_says_so_and_offers_the_dom_path(browser, sidecar_env, tmp_path, site_url, sse):
+    # The site moved its chat to another endpoint (the adapter still names /api/v0/chat): the
+    # message goes out untouched, and the toolbar says plainly that the adapter may be out of
+    # date, offers reading the page instead, and that path catches the call and runs it.
+    add_adapter(sidecar_env, tmp_path, sse, url="/api/v0/chat")
+    tools, tools_host = await tools_page(browser, site_url)
+    page, tab = await open_chat(browser, sse)
+    await enable(browser, page, tab, tools_host)
+    sse.replies.append(Reply(f"Let me add those. {CALL}"))
+    await say(sse, page, "What is 2 + 3?")
+    assert sse.requests[0]["messages"][-1]["content"] == "What is 2 + 3?"  # nothing could be added
+
+    async def warned() -> list[dict[str, Any]]:
+        found = await ui(browser, tab, "[data-role=stale]")
+        return found if found and "adapter may be out of date" in found[0]["text"] else []
+
+    warning = (await until(warned, "the stale-adapter warning"))[0]["text"]
+    assert "no request to /api/v0/chat was seen" in warning
+    assert await ui(browser, tab, "[data-act=run]") == []  # nothing was read from the stream
+    # The Chat sites view says so beside the site, and that no round trip has worked yet.
+    panel = await browser.ctx.new_page()
+    await panel.goto(PANEL_URL)
+    await expect(panel.locator("#conn")).to_have_attribute("data-state", "connected", timeout=SLOW)
+    await panel.click("#tab-chatsites")
+    adapter = panel.locator("article.chat-site[data-name=replica-sse]")
+    last = adapter.locator("[data-role=last-round-trip]")
+    await expect(last).to_have_text(re.compile("No good round trip yet"), timeout=SLOW)
+    await expect(adapter.locator("[data-role=stale]")).to_contain_text("may be out of date here")
+    await panel.close()
+
+    # The DOM path: the answer already on the page is read, its call caught and run.
+    await click(browser, page, tab, "[data-act=dom-path]")
+    await click(browser, page, tab, "[data-act=run]")
+    has_result = "() => document.getElementById('input').value.includes('[tool_result add]')"
+    await until(lambda: page.evaluate(has_result), "the result in the input box")
+    assert await tools.evaluate("() => window.calls") == 1
+    # From now on the tools go in through the input box, as for a site whose request is not JSON.
+    await page.fill("#input", "")
+    await click(browser, page, tab, "[data-act=add-to-input]")
+    in_box = "() => document.getElementById('input').value.startsWith('[Tools from')"
+    await until(lambda: page.evaluate(in_box), "the block in the box")
+    await page.focus("#input")
+    await page.keyboard.press("End")
+    await page.keyboard.insert_text("Now 4 + 5?")
+    await page.click("#send")
+    await until(lambda: asyncio.sleep(0, len(sse.requests) == 2), "the second message")
+    second = sse.requests[1]["messages"][-1]["content"]
+    assert second.startswith(BLOCK_HEAD) and second.endswith("Now 4 + 5?")
+
+
 async def test_a_site_not_enabled_is_never_touched(browser, sidecar_env, tmp_path, site_url, sse):
     add_adapter(sidecar_env, tmp_path, sse)
     tools, _ = await tools_page(browser, site_url)
@@ -409,6 +461,8 @@ async def test_side_panel_view_and_a_local_mcp_server(browser, sidecar_env, sse)
     assert entries == [["mcp:everything", "get-sum", "chat", f"Chat: {host}"]]
     # The round trip read well: the adapter is verified, and the view says so by itself.
     await expect(adapter.locator("[data-role=verified]")).to_have_text("verified", timeout=SLOW)
+    last_trip = adapter.locator("[data-role=last-round-trip]")
+    await expect(last_trip).to_contain_text(f"Last good round trip: {host}, ")
 
     # A tool allowed in the view runs without a click (read-only tools do not, by themselves: the
     # site's "Run read-only tools without asking" is off).
@@ -541,6 +595,23 @@ async def test_result_sent_through_an_editor_that_keeps_its_own_state(
     assert await panel_log(browser) == [[tools_host, "add", "chat", f"Chat: {host}"]]
 
 
+async def test_auto_send_waits_for_the_answer_to_end(browser, sidecar_env, tmp_path, site_url, sse):
+    # The model calls the tool at the start of its answer and writes on for a while: the call
+    # runs at once (auto-run), but its result is sent only once that answer has ended.
+    add_adapter(sidecar_env, tmp_path, sse)
+    tools, tools_host = await tools_page(browser, site_url)
+    page, tab = await open_chat(browser, sse)
+    await enable(browser, page, tab, tools_host, auto_send=True, auto_run=True)
+    tail = " ".join(f"and{i}" for i in range(60))
+    sse.replies.append(Reply(f"{CALL} While that runs, more words: {tail}.", pieces=60))
+    await say(sse, page, "What is 2 + 3?")
+    await until(lambda: asyncio.sleep(0, len(sse.requests) == 2), "the result sent back by itself", tries=300)
+    assert sse.requests[1]["messages"][-1]["content"].startswith("[tool_result add]")
+    assert await tools.evaluate("() => window.calls") == 1
+    # The answer with the call had been streamed whole before the result went out.
+    assert sse.log.index(("end", 0)) < sse.log.index(("request", 1))
+
+
 async def test_a_site_that_takes_only_trusted_sends_leaves_it_to_the_user(
     browser, sidecar_env, tmp_path, site_url, sse
 ):
@@ -618,3 +689,71 @@ async def test_only_chosen_tools_and_a_long_result_is_cut(browser, sidecar_env, 
     await until(lambda: tools.evaluate("() => window.calls === 1"), "the pasted call run")
     has_result = "() => window.replica.draft.includes('[tool_result add]')"
     await until(lambda: page.evaluate(has_result), "its result")
+
+
+def shipped_on_replica(env: dict[str, str], tmp_path: Path, name: str, replica: Replica) -> str:
+    """The shipped adapter `name`, its request and response as shipped, named for the replica's
+    host (and the replica page's elements), added as the user's `<name>-replica`."""
+    doc = json.loads((BUILTIN / f"{name}.chat.json").read_text())
+    host = replica.url.split("/")[2]
+    doc.update(
+        name=f"{name}-replica",
+        hostnames=[host],
+        selectors={"input": "#input", "send": "#send", "last_answer": ".answer"},
+    )
+    f = tmp_path / f"{name}-replica.chat.json"
+    f.write_text(json.dumps(doc))
+    cli(env, "add", str(f))
+    return host
+
+
+@pytest.mark.skipif(not EVERYTHING.exists(), reason="npm dev dependencies not installed (npm ci)")
+@pytest.mark.parametrize("site", sorted(PROTOCOLS))
+async def test_each_shipped_adapter_round_trips_on_a_replica_of_its_protocol(
+    browser, sidecar_env, tmp_path, site
+):
+    # A replica speaking the site's current protocol (tests/support/chat_protocols.py: DeepSeek's
+    # op stream, ChatGPT's delta encoding on /backend-anon/, Doubao's named events, Qwen's phases,
+    # Kimi's Connect-RPC frames, Claude's content blocks; Gemini's StreamGenerate under /u/1/, read
+    # from the page), read with the shipped adapter's own request and response: the block goes
+    # into the site's request (Kimi's binary envelope rewritten), the call at the answer's very
+    # first token is caught from the stream (the page shows no text to read, but for Gemini), the
+    # thinking's call of another tool is not, the local server's tool runs, its result goes back,
+    # and the next answer reads well: the adapter is verified.
+    await asyncio.to_thread(add_server, sidecar_env)
+    with serve_replica(site) as replica:
+        shipped_on_replica(sidecar_env, tmp_path, site, replica)
+        page, tab = await open_chat(browser, replica, f"?protocol={site}")
+        await enable(browser, page, tab, keys=("mcp:everything/get-sum",))
+        replica.replies.append(Reply(f"{sum_call(2, 3)} Then I wait.", pieces=8))
+        if site == "gemini":
+            # Its request is a form, not JSON: the tools go in through the input box, and the
+            # answer is read from the page (under /u/1/, another signed-in account).
+            await click(browser, page, tab, "[data-act=add-to-input]")
+            in_box = "() => document.getElementById('input').value.startsWith('[Tools from')"
+            await until(lambda: page.evaluate(in_box), "the block in the box")
+            await page.focus("#input")
+            await page.keyboard.press("End")
+            await page.keyboard.insert_text("What is 2 + 3?")
+            sent = len(replica.requests)
+            await page.click("#send")
+            await until(lambda: asyncio.sleep(0, len(replica.requests) > sent), "the message at the replica")
+        else:
+            await say(replica, page, "What is 2 + 3?")
+        first = replica.messages[0]
+        assert first.startswith(BLOCK_HEAD) and "- get-sum:" in first and first.endswith("What is 2 + 3?")
+        await click(browser, page, tab, "[data-act=run]")
+        has_result = "() => document.getElementById('input').value.includes('[tool_result get-sum]')"
+        await until(lambda: page.evaluate(has_result), "the server's result in the input box", tries=300)
+        assert "The sum of 2 and 3 is 5." in await page.input_value("#input")
+        await page.click("#send")
+        await until(lambda: asyncio.sleep(0, len(replica.messages) == 2), "the second request")
+        assert (
+            replica.messages[1].startswith("[tool_result get-sum]") and BLOCK_HEAD not in replica.messages[1]
+        )
+        await verified_adapter(sidecar_env, f"{site}-replica")
+        outcomes = [o["text"] for o in await ui(browser, tab, "[data-call] [data-role=outcome]")]
+        assert outcomes == ["Done: the result is in the input box."]  # no card for the thinking's call
+        assert await ui(browser, tab, "[data-role=stale]:not([hidden])") == []
+        health = await ui(browser, tab, "[data-role=health]:not([hidden])")
+        assert health and health[0]["text"] == "working"

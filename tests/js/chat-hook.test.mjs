@@ -40,7 +40,7 @@ function page(decide) {
     told.push(msg);
     if (msg.type === 'request') win.dispatchEvent(new CustomEvent('webmcp-sidecar:chat-answer', { detail: JSON.stringify(decide(msg)) }));
   });
-  vm.runInNewContext(HOOK, { window: win, EventTarget, location: { href: 'https://chat.test/c/1' }, URL, Object, JSON, Symbol });
+  vm.runInNewContext(HOOK, { window: win, EventTarget, location: { href: 'https://chat.test/c/1' }, URL, Object, JSON, Symbol, String, ArrayBuffer, Uint8Array });
   return { win, told };
 }
 
@@ -53,7 +53,7 @@ test('a watched XHR: the body the isolated side gives, the answer text in chunks
   xhr.open('post', '/api/chat?x=1');
   xhr.send('{"prompt":"hi"}');
   await until(() => told.some((m) => m.type === 'end'));
-  assert.deepEqual(told[0], { type: 'request', id: 1, url: 'https://chat.test/api/chat?x=1', method: 'POST', body: '{"prompt":"hi"}' });
+  assert.deepEqual(told[0], { type: 'request', id: 1, url: 'https://chat.test/api/chat?x=1', method: 'POST', body: '{"prompt":"hi"}', bin: false });
   assert.deepEqual(FakeXHR.sent, ['{"prompt":"TOOLS\nhi"}']);
   const chunks = told.filter((m) => m.type === 'chunk').map((m) => m.text);
   assert.deepEqual(chunks, FakeXHR.pieces);
@@ -95,4 +95,24 @@ test('an XHR whose responseType is json, arraybuffer or blob: its whole answer o
     assert.deepEqual(chunks, want, type);
     assert.deepEqual(told.at(-1), { type: 'end', id: 1, broken: false }, type);
   }
+});
+
+test('a binary (Connect-RPC) XHR: its body goes over byte for byte, the new one goes out as bytes, the answer whole as bytes', async () => {
+  class BinaryXHR extends FakeXHR {
+    get responseType() { return 'arraybuffer'; }
+    get response() { return new Uint8Array([0, 0, 0, 0, 2, 0x7b, 0x7d, 0xc8, 0xff]).buffer; }
+    get responseText() { throw new Error('not text'); }
+  }
+  FakeXHR.sent = [];
+  const { win, told } = page((msg) => ({ watch: true, bin: true, binary: true, body: `${msg.body}\u00ff` }));
+  Object.setPrototypeOf(win.XMLHttpRequest.prototype, BinaryXHR.prototype);
+  const xhr = new win.XMLHttpRequest();
+  xhr.open('POST', '/apiv2/x.ChatService/Chat');
+  xhr.send(new Uint8Array([0, 0, 0, 0, 2, 0x7b, 0x7d, 0x80]));
+  await until(() => told.some((m) => m.type === 'end'));
+  assert.equal(told[0].body, '\u0000\u0000\u0000\u0000\u0002{}\u0080');
+  assert.equal(told[0].bin, true);
+  assert.deepEqual([...FakeXHR.sent[0]], [0, 0, 0, 0, 2, 0x7b, 0x7d, 0x80, 0xff]);
+  const chunks = told.filter((m) => m.type === 'chunk');
+  assert.deepEqual(chunks.map((m) => [...m.bin].map((c) => c.charCodeAt(0))), [[0, 0, 0, 0, 2, 0x7b, 0x7d, 0xc8, 0xff]]);
 });

@@ -138,3 +138,30 @@ test('auto-run: read-only tools when the site allows it; any other only when all
   assert.deepEqual([autoRuns(p, ro), autoRuns(p, rw), autoRuns(p, allowed)], [true, false, true]);
   assert.deepEqual([autoRuns({ ...p, autoRun: false }, ro), autoRuns({ ...p, autoRun: false, allowed: [] }, allowed)], [false, false]);
 });
+
+test('a site with two apps: the page gets both adapters, a round trip verifies the one whose request it was, a stale report shows in the view', async () => {
+  const { cs, ask, sent } = setup();
+  const OLD = { ...ADAPTER, name: 'replica-old', request: { ...ADAPTER.request, url: '/old/chat' } };
+  await cs.update({ sites: [ADAPTER, OLD] });
+  const posted = [];
+  const port = { sender: { tab: { id: 4 }, frameId: 0, url: 'http://127.0.0.1:8123/', id: ID }, postMessage: (m) => posted.push(m) };
+  cs.ports.add(/** @type {any} */ (port));
+  await cs.fromPage(port, { type: 'hello' });
+  const state = posted.find((m) => m.type === 'state');
+  assert.equal(state.adapter.name, 'replica');
+  assert.deepEqual(state.alternates.map((a) => [a.name, a.request.url]), [['replica-old', '/old/chat']]);
+
+  await cs.fromPage(port, { type: 'stale', reason: 'no request to /api/chat was seen' });
+  let view = /** @type {any} */ (await ask({ type: 'chat_sites_state' }));
+  const row = view.sites.find((s) => s.site === '127.0.0.1:8123' && s.adapter === 'replica');
+  assert.equal(row.stale.reason, 'no request to /api/chat was seen');
+
+  // The page names the adapter that read the round trip; one not naming this site is not taken.
+  await cs.fromPage(port, { type: 'round_trip', name: 'replica-old' });
+  await cs.fromPage(port, { type: 'round_trip', name: 'deepseek' }); // not this site's: credited to the site's first
+  await cs.fromPage(port, { type: 'round_trip', name: 'replica-old' }); // again within the minute: not sent again
+  assert.deepEqual(sent.filter((m) => m.type === 'chat_site_verified').map((m) => [m.name, m.host]),
+    [['replica-old', '127.0.0.1:8123'], ['replica', '127.0.0.1:8123']]);
+  view = /** @type {any} */ (await ask({ type: 'chat_sites_state' }));
+  assert.equal(view.sites.find((s) => s.site === '127.0.0.1:8123' && s.adapter === 'replica').stale, null); // a good round trip clears it
+});

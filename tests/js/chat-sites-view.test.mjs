@@ -27,6 +27,12 @@ test('rows: verified or not, removable unless shipped, each with its own sites',
   assert.deepEqual(rows[2].hostnames, []);
 });
 
+test('rows: the last good round trip, where and when; none before the first', () => {
+  const rows = adapterRows([{ ...ADAPTERS[1], verified: { host: 'chat.example.org', at: '2026-11-27T21:05:09+00:00' } }, ADAPTERS[0]], []);
+  assert.equal(rows[0].lastRoundTrip, 'chat.example.org, 2026-11-27 21:05:09 UTC');
+  assert.equal(rows[1].lastRoundTrip, null);
+});
+
 test('tools: local servers first, then open sites, grouped by where', () => {
   const tools = [
     { key: 'site:a.test/add', kind: 'site', where: 'a.test', tool: 'add' },

@@ -8,6 +8,10 @@ Ollama streams). The page posts `{"messages": [{role, content}...], "stream": tr
 out, it answers a message that carries a tool result with a final answer quoting it. A reply
 of format `other` streams `{"delta_text": ...}` events no adapter reads (the page still shows
 them), for the DOM fallback. Requests' bodies are recorded for the tests' assertions.
+
+A replica of a real site's protocol (`kind` one of tests/support/chat_protocols.py's PROTOCOLS)
+serves that site's endpoint and streams its format; its page (chat.js `?protocol=`) sends that
+site's request body. `messages` holds each request's user message.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.chat_protocols import PROTOCOLS, unframe
+
 SITE = Path(__file__).parents[1] / "e2e" / "site" / "chat"
 
 
@@ -36,19 +42,26 @@ class Reply:
 
 class Replica:
     def __init__(self, kind: str) -> None:
-        assert kind in ("sse", "ndjson")
+        assert kind in ("sse", "ndjson") or kind in PROTOCOLS
         self.kind = kind
+        self.protocol = PROTOCOLS.get(kind)
+        self.messages: list[str] = []
         self.replies: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []
+        # ("request", n) when request n arrives, ("end", n) once its answer has been streamed whole.
+        self.log: list[tuple[str, int]] = []
         self.lock = threading.Lock()
         self.url = ""
 
-    def answer_for(self, body: dict[str, Any]) -> Reply:
+    def answer_for(self, body: dict[str, Any], message: str | None = None) -> Reply:
         with self.lock:
             self.requests.append(body)
+            if message is not None:
+                self.messages.append(message)
+            self.log.append(("request", len(self.requests) - 1))
             if self.replies:
                 return self.replies.popleft()
-        last = str((body.get("messages") or [{}])[-1].get("content", ""))
+        last = message if message is not None else str((body.get("messages") or [{}])[-1].get("content", ""))
         if "[tool_result" in last:
             quoted = last.split("\n", 2)[1] if "\n" in last else last
             return Reply(f"Final answer: the tool said {quoted}")
@@ -58,6 +71,9 @@ class Replica:
         text = reply.text
         n = max(1, min(reply.pieces, len(text)))
         size = -(-len(text) // n)
+        if self.protocol is not None:
+            yield from self.protocol.stream([text[i : i + size] for i in range(0, len(text), size)])
+            return
         for i in range(0, len(text), size):
             piece = text[i : i + size]
             if reply.format == "other":
@@ -91,18 +107,28 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         super().do_GET()
 
     def do_POST(self) -> None:
-        if self.path != "/api/chat":
+        protocol = self.replica.protocol
+        if self.path.split("?")[0] != (protocol.path if protocol else "/api/chat"):
             self.send_error(404)
             return
         length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
         try:
-            body = json.loads(self.rfile.read(length) or b"{}")
-        except ValueError:
+            body = (
+                (raw if protocol.form else unframe(raw) if protocol.binary else json.loads(raw))
+                if protocol
+                else json.loads(raw or b"{}")
+            )
+            message = protocol.message(body) if protocol else None
+        except (ValueError, KeyError, IndexError, TypeError, AssertionError):
             self.send_error(400)
             return
-        reply = self.replica.answer_for(body)
+        reply = self.replica.answer_for(body, message)
+        n = len(self.replica.requests) - 1
         ctype = (
-            "text/event-stream"
+            protocol.ctype
+            if protocol
+            else "text/event-stream"
             if self.replica.kind == "sse" or reply.format == "other"
             else "application/x-ndjson"
         )
@@ -114,6 +140,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(chunk)
             self.wfile.flush()
             time.sleep(0.02)
+        with self.replica.lock:
+            self.replica.log.append(("end", n))
         self.close_connection = True
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from webmcp_sidecar.chat_sites.model import ChatSite
 from webmcp_sidecar.chat_sites.paths import PathError, parse
@@ -21,7 +22,7 @@ from webmcp_sidecar.native_host import chat_link
 
 pytestmark = pytest.mark.anyio
 
-SHIPPED = {"chatgpt", "claude", "deepseek", "doubao", "gemini", "kimi", "qwen", "tongyi"}
+SHIPPED = {"chatgpt", "claude", "deepseek", "doubao", "doubao-samantha", "gemini", "kimi", "qwen", "tongyi"}
 
 
 def adapter(**over: Any) -> dict[str, Any]:
@@ -50,6 +51,51 @@ def test_paths_parse_keys_indexes_and_json_steps():
     for bad in ("", ".a", "a..b", "a b", "a.[0]", "a[x]"):
         with pytest.raises(PathError):
             parse(bad)
+
+
+def test_paths_many_steps_read_only():
+    from webmcp_sidecar.chat_sites.paths import Many, single
+
+    assert parse("a[*].b") == ["a", Many(), "b"]
+    assert parse("f[?type=RESPONSE].content") == ["f", Many("type", "RESPONSE"), "content"]
+    assert single(parse("a[0].b")) and not single(parse("a[*].b"))
+    for bad in ("a[?t]", "a[?=x]", "a[**]", 'a[?t="x"]'):
+        with pytest.raises(PathError):
+            parse(bad)
+
+
+def test_stream_formats_ops_events_connect():
+    site = ChatSite.model_validate(
+        adapter(
+            request={
+                "url": "/apiv2/x.ChatService/Chat",
+                "envelope": "connect",
+                "message_path": "message.blocks[0].text.content",
+            },
+            response={"kind": "connect", "text_paths": ["block.text.content"]},
+        )
+    )
+    assert site.request.envelope == "connect"
+    ops = ChatSite.model_validate(
+        adapter(
+            response={
+                "kind": "sse",
+                "events": ["delta"],
+                "patch": {},
+                "text_paths": ["r.f[?type=RESPONSE].c"],
+            }
+        )
+    )
+    assert ops.dump()["response"]["patch"] == {"path": "p", "op": "o", "value": "v"}
+    bad = [
+        {"request": {"url": "/x", "message_path": "messages[*].content"}},  # written back: one place
+        {"request": {"url": "/x", "envelope": "grpc"}},
+        {"response": {"kind": "sse", "events": [""], "text_paths": ["a"]}},
+        {"response": {"kind": "sse", "patch": {"op": "a..b"}, "text_paths": ["a"]}},
+    ]
+    for over in bad:
+        with pytest.raises(ValidationError):
+            ChatSite.model_validate(adapter(**over))
 
 
 def test_every_shipped_adapter_is_valid_names_its_source_and_says_unverified():
@@ -137,7 +183,7 @@ def test_cli_list_add_validate_remove(tmp_path: Path):
     assert out.returncode == 0 and "unverified" in out.stdout
     listed = json.loads(cli(env, "list", "--json").stdout)
     assert {i["name"] for i in listed} == SHIPPED | {"replica"}
-    assert "deepseek  DeepSeek 0.1.0  [on, unverified, shipped]" in cli(env, "list").stdout
+    assert "deepseek  DeepSeek 0.2.0  [on, unverified, shipped]" in cli(env, "list").stdout
     assert cli(env, "remove", "replica").returncode == 0
     out = cli(env, "remove", "replica")
     assert out.returncode == 2 and "No chat-site adapter named 'replica'" in out.stderr

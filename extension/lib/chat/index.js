@@ -8,9 +8,10 @@ import './tool-calls.js';
 
 const chat = /** @type {any} */ (globalThis).webmcpSidecar.chat;
 
-/** @type {{parsePath: (p: string) => any[]|null, getPath: (v: any, steps: any[]) => any, updatePath: (v: any, steps: any[], fn: (old: any) => any) => any, JSON_STEP: object}} */
+/** @type {{parsePath: (p: string) => any[]|null, getPath: (v: any, steps: any[]) => any, getAll: (v: any, steps: any[]) => any[], updatePath: (v: any, steps: any[], fn: (old: any) => any) => any, single: (steps: any[]) => boolean, JSON_STEP: object, ALL_STEP: object}} */
 export const path = chat.path;
-/** @type {{sseParser: () => any, lineParser: () => any, answerReader: (spec: any) => any, MAX_TEXT: number}} */
+/** @type {{sseParser: () => any, lineParser: () => any, connectParser: () => any, patchDocument: (spec: any) => any, answerReader: (spec: any) => any,
+ *   rewriteConnect: (bytes: Uint8Array, fn: (m: any) => any) => Uint8Array|null, bytesOf: (s: string) => Uint8Array, binaryOf: (b: Uint8Array) => string, MAX_TEXT: number}} */
 export const streams = chat.streams;
 /** @type {any} */
 export const calls = chat.calls;

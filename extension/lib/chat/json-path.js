@@ -1,6 +1,7 @@
 // The path syntax of chat-site adapters (docs/CHAT_SITES.md; the host checks it in
 // chat_sites/paths.py): steps joined by `.`: `key`, `["any key"]`, `[N]` (negative from the end),
-// `@json` (the value is a string of JSON: go on inside it). A classic script, so the chat page's
+// `@json` (the value is a string of JSON: go on inside it), and for reading only, `[*]` (every
+// item of a list) and `[?key=value]` (the items of a list whose `key` is `value`). A classic script, so the chat page's
 // isolated-world files can load it; lib/chat/index.js imports it for the worker and the tests.
 (() => {
   'use strict';
@@ -12,15 +13,17 @@
   const MAX_STEPS = 16;
   /** The `@json` step (a quoted key "@json" is a key, not this). */
   const JSON_STEP = Object.freeze({ json: true });
-  const TOKEN = /\.?([A-Za-z0-9_$-]+|@json)|\[(-?\d{1,6})\]|\[("(?:[^"\\]|\\.)*")\]/y;
+  /** `[*]`: every item of a list. */
+  const ALL_STEP = Object.freeze({ all: true });
+  const TOKEN = /\.?([A-Za-z0-9_$-]+|@json)|\[(-?\d{1,6})\]|\[("(?:[^"\\]|\\.)*")\]|\[(\*)\]|\[\?([A-Za-z0-9_$-]+)=([A-Za-z0-9_.:$ -]{0,64})\]/y;
 
   /**
    * The steps of a path, or null when it is not one.
-   * @param {string} path @returns {(string|number|typeof JSON_STEP)[] | null}
+   * @param {string} path @returns {(string|number|object)[] | null}
    */
   function parsePath(path) {
     if (typeof path !== 'string' || !path || path.length > MAX_PATH) return null;
-    /** @type {(string|number|typeof JSON_STEP)[]} */
+    /** @type {(string|number|object)[]} */
     const steps = [];
     let at = 0;
     while (at < path.length) {
@@ -31,6 +34,8 @@
       if (m[1] !== undefined && (at === 0 ? dotted : !dotted)) return null;
       if (m[1] !== undefined) steps.push(m[1] === '@json' ? JSON_STEP : m[1]);
       else if (m[2] !== undefined) steps.push(Number(m[2]));
+      else if (m[4] !== undefined) steps.push(ALL_STEP);
+      else if (m[5] !== undefined) steps.push(Object.freeze({ key: m[5], is: m[6] }));
       else {
         try { steps.push(String(JSON.parse(m[3]))); } catch { return null; }
       }
@@ -54,8 +59,14 @@
     return v && typeof v === 'object' && !Array.isArray(v) && own(v, step) ? v[step] : undefined;
   }
 
-  /** The value at `steps` in `v`, or undefined. */
+  /** Whether a path only names one place (no `[*]` or `[?k=v]`): one a value can be written at. */
+  const single = (steps) => steps.every((s) => typeof s !== 'object' || s === JSON_STEP);
+
+  /** The value at `steps` in `v` (the first, for a path of many), or undefined. */
   function getPath(v, steps) {
+    return single(steps) ? one(v, steps) : getAll(v, steps)[0];
+  }
+  function one(v, steps) {
     let cur = v;
     for (const step of steps) {
       cur = down(cur, step);
@@ -64,11 +75,34 @@
     return cur;
   }
 
+  /** Every value at `steps` in `v`, in document order (`[*]` and `[?k=v]` fan out). */
+  function getAll(v, steps, from = 0, out = []) {
+    let cur = v;
+    for (let i = from; i < steps.length; i++) {
+      const step = steps[i];
+      if (typeof step === 'object' && step !== JSON_STEP) {
+        if (!Array.isArray(cur)) return out;
+        for (const item of cur) {
+          const keep = step === ALL_STEP || (item && typeof item === 'object' && own(item, step.key) && String(item[step.key]) === step.is);
+          if (keep) getAll(item, steps, i + 1, out);
+          if (out.length >= MAX_MATCHES) break;
+        }
+        return out;
+      }
+      cur = down(cur, step);
+      if (cur === undefined) return out;
+    }
+    out.push(cur);
+    return out;
+  }
+  const MAX_MATCHES = 10_000;
+
   /**
    * `v` with the value at `steps` replaced by `fn(old)` (a copy along the path; `@json` steps
    * are parsed and written back as JSON text); undefined when the path is not there.
    */
   function updatePath(v, steps, fn) {
+    if (!single(steps)) return undefined;
     if (!steps.length) return fn(v);
     const [step, ...rest] = steps;
     const inner = down(v, step);
@@ -84,5 +118,5 @@
     return { ...v, [step]: changed };
   }
 
-  chat.path = Object.freeze({ parsePath, getPath, updatePath, JSON_STEP });
+  chat.path = Object.freeze({ parsePath, getPath, getAll, updatePath, single, JSON_STEP, ALL_STEP });
 })();

@@ -24,6 +24,10 @@
   const stringify = JSON.stringify;
   const parse = JSON.parse;
   const defineProperty = Object.defineProperty;
+  const fromCharCode = String.fromCharCode;
+  const ArrayBuffer0 = w.ArrayBuffer ?? ArrayBuffer;
+  const Uint8Array0 = w.Uint8Array ?? Uint8Array;
+  const isView = ArrayBuffer0.isView;
   const TO_ISOLATED = 'webmcp-sidecar:chat-page';
   const FROM_ISOLATED = 'webmcp-sidecar:chat-answer';
   const MAX_BODY = 4_000_000;
@@ -37,26 +41,54 @@
   });
   let seq = 0;
 
-  /** Asks the isolated side about a request: its answer ({watch, body}) or null. */
-  function ask(id, url, method, body) {
+  // Bytes go over as binary strings (a char per byte): Connect-RPC bodies and answers are binary.
+  /** @param {Uint8Array} bytes */
+  function binary(bytes) {
+    let out = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) out += fromCharCode.apply(null, /** @type {any} */ (bytes.subarray(i, i + 0x8000)));
+    return out;
+  }
+  /** @param {string} text */
+  function bytesOf(text) {
+    const out = new Uint8Array0(text.length);
+    for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i) & 0xff;
+    return out;
+  }
+  /**
+   * A request body as the isolated side reads it: text, bytes as a binary string, or null.
+   * @param {any} body @returns {{body: string, bin: boolean}|null}
+   */
+  function bodyOf(body) {
+    if (typeof body === 'string') return body.length <= MAX_BODY ? { body, bin: false } : null;
+    /** @type {Uint8Array|null} */
+    let bytes = null;
+    if (body instanceof ArrayBuffer0) bytes = new Uint8Array0(body);
+    else if (isView(body)) bytes = new Uint8Array0(body.buffer, body.byteOffset, body.byteLength);
+    return bytes && bytes.length <= MAX_BODY ? { body: binary(bytes), bin: true } : null;
+  }
+  /** The body to send instead, as the isolated side answered it. */
+  const newBody = (got) => (got.bin ? bytesOf(got.body) : got.body);
+
+  /** Asks the isolated side about a request: its answer ({watch, body, bin, binary}) or null. */
+  function ask(id, url, method, sent) {
     answer = null;
-    tell({ type: 'request', id, url, method, body });
+    tell({ type: 'request', id, url, method, body: sent?.body ?? null, bin: !!sent?.bin });
     const got = /** @type {any} */ (answer);
     answer = null;
     return got;
   }
 
-  /** Sends a response body's copy to the isolated side, as text. */
-  async function pump(id, body) {
+  /** Sends a response body's copy to the isolated side, as text (or bytes, for a binary answer). */
+  async function pump(id, body, bin) {
     const reader = body.getReader();
     const decoder = new Decoder0('utf-8');
     try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        tell({ type: 'chunk', id, text: decoder.decode(value, { stream: true }) });
+        tell(bin ? { type: 'chunk', id, bin: binary(value) } : { type: 'chunk', id, text: decoder.decode(value, { stream: true }) });
       }
-      tell({ type: 'chunk', id, text: decoder.decode() });
+      if (!bin) tell({ type: 'chunk', id, text: decoder.decode() });
       tell({ type: 'end', id });
     } catch {
       tell({ type: 'end', id, broken: true });
@@ -74,17 +106,17 @@
       return fetch0.apply(this, arguments);
     }
     const id = ++seq;
-    const body = typeof init?.body === 'string' && init.body.length <= MAX_BODY ? init.body : null;
-    const got = ask(id, url, method, body);
+    const sent = bodyOf(init?.body);
+    const got = ask(id, url, method, sent);
     if (!got || !got.watch) return fetch0.apply(this, arguments);
-    const args = typeof got.body === 'string' && body !== null ? [input, { ...init, body: got.body }] : [...arguments];
+    const args = typeof got.body === 'string' && sent !== null ? [input, { ...init, body: newBody(got) }] : [...arguments];
     return fetch0.apply(this, args).then((res) => {
       if (!res.body) {
         tell({ type: 'end', id, broken: true });
         return res;
       }
       const [mine, copy] = res.body.tee();
-      void pump(id, copy);
+      void pump(id, copy, got.binary === true);
       const out = new Response0(mine, { status: res.status, statusText: res.statusText, headers: res.headers });
       for (const key of ['url', 'redirected', 'type']) defineProperty(out, key, { value: res[key] });
       return out;
@@ -103,6 +135,7 @@
   const typeOf = Object.getOwnPropertyDescriptor(XHR.prototype, 'responseType')?.get;
   const responseOf = Object.getOwnPropertyDescriptor(XHR.prototype, 'response')?.get;
   const blobText = w.Blob?.prototype?.text;
+  const blobBytes = w.Blob?.prototype?.arrayBuffer;
 
   /**
    * The whole text of a loaded response that is not text (`responseType` json, arraybuffer or
@@ -117,6 +150,14 @@
     if (type === 'arraybuffer') return new Decoder0('utf-8').decode(r);
     if (type === 'blob' && blobText) return await blobText.call(r);
     return null; // a document: no chat answer comes as one
+  }
+  /** A loaded binary response's bytes (`arraybuffer` or `blob`), or null. @param {XMLHttpRequest} xhr */
+  async function wholeBytes(xhr) {
+    const type = typeOf ? typeOf.call(xhr) : xhr.responseType;
+    const r = responseOf ? responseOf.call(xhr) : xhr.response;
+    if (type === 'arraybuffer' && r instanceof ArrayBuffer0) return new Uint8Array0(r);
+    if (type === 'blob' && blobBytes && r) return new Uint8Array0(await blobBytes.call(r));
+    return null;
   }
   /** @type {WeakMap<object, {url: string, method: string}>} */
   const opened = new WeakMap();
@@ -134,12 +175,13 @@
     const where = opened.get(this);
     if (!where) return send0.apply(this, arguments);
     const id = ++seq;
-    const text = typeof body === 'string' && body.length <= MAX_BODY ? body : null;
-    const got = ask(id, where.url, where.method, text);
+    const sent = bodyOf(body);
+    const got = ask(id, where.url, where.method, sent);
     if (!got || !got.watch) return send0.apply(this, arguments);
     const xhr = this;
     let seen = 0;
     const flush = () => {
+      if (got.binary === true) return; // bytes are read whole once loaded (responseText would mangle them)
       let now;
       try { now = textOf ? textOf.call(xhr) : xhr.responseText; } catch { return; } // not a text response
       if (typeof now === 'string' && now.length > seen) {
@@ -150,7 +192,14 @@
     listen.call(xhr, 'progress', flush);
     listen.call(xhr, 'loadend', async () => {
       flush();
-      if (!seen && xhr.status !== 0) {
+      if (got.binary === true && xhr.status !== 0) {
+        try {
+          const bytes = await wholeBytes(xhr);
+          if (bytes) tell({ type: 'chunk', id, bin: binary(bytes) });
+        } catch {
+          /* not readable: the answer is not watched */
+        }
+      } else if (!seen && xhr.status !== 0) {
         try {
           const text = await wholeText(xhr);
           if (typeof text === 'string' && text) tell({ type: 'chunk', id, text });
@@ -160,6 +209,6 @@
       }
       tell({ type: 'end', id, broken: xhr.status === 0 });
     });
-    return send0.call(xhr, typeof got.body === 'string' && text !== null ? got.body : body);
+    return send0.call(xhr, typeof got.body === 'string' && sent !== null ? newBody(got) : body);
   };
 })();

@@ -19,6 +19,13 @@
   const DOM_SETTLE_MS = 400;
   const DOM_WAIT_MS = 8_000;
   const MAX_STREAMS = 8;
+  /** After the user sends, how long the adapter's request may take to show before we say so. */
+  const SEEN_WAIT_MS = 8_000;
+  /** Reading an answer from the page: how long it may take, and unchanged how long is settled. */
+  const DOM_READ_MS = 180_000;
+  const DOM_SETTLED_POLLS = 5;
+  /** Auto-send waits at most this long for the answer to end (models often write on after a call). */
+  const ANSWER_END_WAIT_MS = 120_000;
 
   const port = chrome.runtime.connect({ name: 'webmcp-chat' });
   /** @type {any} */
@@ -29,8 +36,15 @@
   let cardSeq = 0;
   /** @type {Map<number, {call: any, tool: any, card: any, running?: boolean}>} */
   const open = new Map();
-  /** @type {Map<number, {reader: any, scanner: any, found: number, before: {count: number, text: string}}>} */
+  /** @type {Map<number, {reader: any, scanner: any, found: number, before: {count: number, text: string}, adapter: any}>} */
   const watched = new Map();
+  // Never a silent failure: a message the user sent with no watched request for it, or a watched
+  // answer that could not be read, says so in the toolbar and offers reading the page instead.
+  let requestsSeen = 0; // watched requests so far (a send checks that one came after it)
+  let domMode = false; // the user chose to read answers from the page (this tab, until reload)
+  /** The page's last answer when the last unanswered send happened (for the DOM path). */
+  let sentBefore = /** @type {{count: number, text: string}|null} */ (null);
+  let staleText = '';
 
   const ui = ns.chatUi.create({
     set: (change) => port.postMessage({ type: 'set', ...change }),
@@ -47,6 +61,12 @@
       for (const call of found) caught(call, true);
     },
     rearm: () => { armed = true; ui.say('The tools will be described again with your next message.'); render(); },
+    domPath: () => {
+      domMode = true;
+      ui.warn(staleText, true);
+      render();
+      if (sentBefore) void domRead(sentBefore);
+    },
     addToInput: () => {
       if (!state?.block) return;
       const input = document.querySelector(state.adapter.selectors.input);
@@ -59,7 +79,7 @@
   ns.chatPage = { ui }; // for debugging and the e2e tests (the isolated world only)
 
   function render() {
-    if (state) ui.render({ ...state, armed, inputMode: !state.adapter.request.message_path });
+    if (state) ui.render({ ...state, armed, inputMode: domMode || !state.adapter.request.message_path });
   }
 
   port.onMessage.addListener((msg) => {
@@ -100,54 +120,150 @@
   });
 
   function onRequest(msg) {
-    const req = state.adapter.request;
-    if (typeof msg.url !== 'string' || msg.method !== req.method || !urlMatches(req.url, msg.url)) return;
+    // The site's adapter, or another enabled one for this site (a site that runs two apps).
+    if (typeof msg.url !== 'string') return;
+    const which = [state.adapter, ...(state.alternates ?? [])]
+      .find((a) => msg.method === a.request.method && urlMatches(a.request.url, msg.url));
+    if (!which) return;
+    const req = which.request;
+    requestsSeen++;
+    sentBefore = null;
     let body;
+    let bin = false;
     if (armed && state.block && req.message_path && typeof msg.body === 'string') {
       const steps = path.parsePath(req.message_path);
-      let doc;
-      try { doc = JSON.parse(msg.body); } catch { doc = undefined; }
-      const changed = steps && doc !== undefined
-        ? path.updatePath(doc, steps, (old) => (typeof old === 'string' ? `${state.block}\n${old}` : undefined)) : undefined;
-      if (changed !== undefined) {
-        body = JSON.stringify(changed);
+      const add = (doc) => (steps ? path.updatePath(doc, steps, (old) => (typeof old === 'string' ? `${state.block}\n${old}` : undefined)) : undefined);
+      if (req.envelope === 'connect') {
+        // A Connect-RPC body: the message is JSON inside a binary envelope (bytes as a binary string).
+        const bytes = msg.bin ? streams.bytesOf(msg.body) : null;
+        const out = bytes && streams.rewriteConnect(bytes, add);
+        if (out) { body = streams.binaryOf(out); bin = true; }
+      } else {
+        let doc;
+        try { doc = msg.bin ? undefined : JSON.parse(msg.body); } catch { doc = undefined; }
+        const changed = doc !== undefined ? add(doc) : undefined;
+        if (changed !== undefined) body = JSON.stringify(changed);
+      }
+      if (body !== undefined) {
         armed = false;
         render();
       } else {
-        ui.say(`The tools could not be added: the request has no text at ${req.message_path} (the adapter may be out of date).`);
+        stale(`the chat's request has no text at ${req.message_path}${req.envelope ? ` (in a ${req.envelope} envelope)` : ''}, so the tools could not be added to your message.`, lastAnswer());
       }
     }
     if (watched.size >= MAX_STREAMS) watched.delete(/** @type {number} */ (watched.keys().next().value));
-    watched.set(msg.id, { reader: streams.answerReader(state.adapter.response), scanner: calls.callScanner(), found: 0, before: lastAnswer() });
-    reply({ watch: true, body });
+    watched.set(msg.id, { reader: streams.answerReader(which.response), scanner: calls.callScanner(), found: 0, before: lastAnswer(), adapter: which });
+    reply({ watch: true, body, bin, binary: which.response.kind === 'connect' });
   }
 
   function onChunk(msg) {
     const w = watched.get(msg.id);
-    if (!w || typeof msg.text !== 'string' || state.adapter.response.kind === 'dom') return;
-    for (const call of w.scanner.scan(w.reader.push(msg.text))) { w.found++; caught(call); }
+    if (!w || w.adapter.response.kind === 'dom') return;
+    const chunk = typeof msg.bin === 'string' ? streams.bytesOf(msg.bin) : msg.text;
+    if (typeof chunk !== 'string' && !(chunk instanceof Uint8Array)) return;
+    for (const call of w.scanner.scan(w.reader.push(chunk))) { w.found++; caught(call); }
   }
 
   async function onEnd(msg) {
     const w = watched.get(msg.id);
     if (!w) return;
     watched.delete(msg.id);
-    if (state.adapter.response.kind !== 'dom') {
+    const { response, request } = w.adapter;
+    if (response.kind !== 'dom') {
       for (const call of w.scanner.finish(w.reader.end())) { w.found++; caught(call); }
     }
     const readable = w.reader.events > 0;
+    if (!readable && !msg.broken && response.kind !== 'dom') {
+      stale(`the answer to ${request.url} came back, but no text was found in it where the adapter looks (${response.kind}).`, w.before);
+    }
+    if (readable) ui.fine(`Working: the last answer was read from the chat's ${response.kind === 'connect' ? 'Connect-RPC' : response.kind.toUpperCase()} stream (${new Date().toLocaleTimeString()}).`);
     if (readable && awaitingRoundTrip) {
       awaitingRoundTrip = false;
-      port.postMessage({ type: 'round_trip' });
+      port.postMessage({ type: 'round_trip', name: w.adapter.name });
     }
     if (w.found) return;
     // Fallback: the answer as the page shows it, once it has settled.
     const text = await settledAnswer(w.before);
-    if (text === null) {
-      if (!readable && state.adapter.response.kind !== 'dom') ui.say('The answer could not be read (the adapter may be out of date); paste a tool call below if there is one.');
-      return;
+    if (text === null) return;
+    if (response.kind === 'dom') ui.fine(`Working: the last answer was read from the page (${new Date().toLocaleTimeString()}).`);
+    if (response.kind === 'dom' && awaitingRoundTrip) {
+      // An adapter that reads the page: its round trip is the answer read from `last_answer`.
+      awaitingRoundTrip = false;
+      port.postMessage({ type: 'round_trip', name: w.adapter.name });
     }
     for (const call of calls.callsIn(text)) caught(call);
+  }
+
+  /** The adapter did not match: the toolbar says so (and the side panel's view, through the worker). */
+  function stale(text, before) {
+    staleText = text;
+    sentBefore = before;
+    ui.warn(text, domMode);
+    port.postMessage({ type: 'stale', reason: text.slice(0, 300) });
+  }
+
+  /** The user (or auto-send) sent a message: its request should come, unless the adapter is stale. */
+  function userSent(seen = requestsSeen, before = lastAnswer()) {
+    if (!state?.enabled) return;
+    if (domMode) { void domRead(before); return; }
+    setTimeout(() => {
+      if (requestsSeen === seen && state?.enabled) {
+        stale(`no request to ${state.adapter.request.url} was seen for the message you sent, so the tools were not added and the answer is not read.`, before);
+      }
+    }, SEEN_WAIT_MS);
+  }
+
+  // Trusted sends only (the user's own Enter or click, before the page sees it, with text in
+  // the box; auto-send calls userSent itself).
+  const hasDraft = () => {
+    const input = document.querySelector(state.adapter.selectors.input);
+    return !!input && !!box.textOf(input).trim();
+  };
+  document.addEventListener('keydown', (e) => {
+    if (!e.isTrusted || e.key !== 'Enter' || e.shiftKey || e.isComposing || !state) return;
+    if (within(e.target, state.adapter.selectors.input) && hasDraft()) userSent();
+  }, true);
+  document.addEventListener('click', (e) => {
+    if (e.isTrusted && state?.adapter.selectors.send && within(e.target, state.adapter.selectors.send) && hasDraft()) userSent();
+  }, true);
+  function within(target, selector) {
+    try { return !!(target instanceof Element && target.closest(selector)); } catch { return false; }
+  }
+
+  /**
+   * The DOM reading path: the newest answer after `before`, read as it grows; each call caught
+   * once it is closed, until the answer stops changing.
+   */
+  async function domRead(before) {
+    let taken = 0;
+    let prev = null;
+    let still = 0;
+    for (let waited = 0; waited <= DOM_READ_MS && still < DOM_SETTLED_POLLS; waited += DOM_SETTLE_MS) {
+      const now = lastAnswer();
+      const isNew = now.count > before.count || (now.count && now.text !== before.text);
+      if (isNew) {
+        const found = calls.callsIn(now.text).filter((c) => c.ok || !/not closed/.test(c.error));
+        for (const call of found.slice(taken)) caught(call);
+        taken = Math.max(taken, found.length);
+        still = now.text === prev ? still + 1 : 0;
+        prev = now.text;
+      }
+      await new Promise((r) => setTimeout(r, DOM_SETTLE_MS));
+    }
+  }
+
+  /**
+   * Until no watched answer is still streaming (the hook says when each ends) and the page's last
+   * answer has stopped changing (a site read from the DOM, or one that renders after its stream).
+   */
+  async function answerEnded() {
+    let prev = null;
+    for (let waited = 0; waited <= ANSWER_END_WAIT_MS; waited += DOM_SETTLE_MS) {
+      const now = lastAnswer().text;
+      if (!watched.size && now === prev) return;
+      prev = now;
+      await new Promise((r) => setTimeout(r, DOM_SETTLE_MS));
+    }
   }
 
   /** The page's last answer: how many answers there are and the last one's text. */
@@ -202,6 +318,9 @@
     open.delete(req);
     c.card.done(outcome?.ok ? 'Done: the result is in the input box.' : `Failed: ${outcome?.error?.message ?? 'the tool failed'}`);
     const { input: inputSel, send: sendSel } = state.adapter.selectors;
+    // Sending now would cut in while the model still writes (or press a stop button standing
+    // where send was): with auto-send, wait for the answer's stream to end and the page to settle.
+    if (state.autoSend) await answerEnded();
     const input = document.querySelector(inputSel);
     if (!input) return ui.say(`The input box (${inputSel}) was not found; the result could not be put in.`);
     const before = box.textOf(input);
@@ -210,6 +329,9 @@
     if (!box.put(input, text)) return ui.say('The input box did not take the result as the page expects it; check it before sending.');
     if (!state.autoSend) return;
     // Synthetic events are all a page script has: a site that ignores them needs the user's click.
-    if (await box.send(input, sendSel) !== 'sent') ui.say('The result is in the input box; if it was not sent, press send.');
+    const seen = requestsSeen;
+    const beforeSend = lastAnswer();
+    if (await box.send(input, sendSel) === 'sent') return userSent(seen, beforeSend);
+    ui.say('The result is in the input box; if it was not sent, press send.');
   }
 })();

@@ -35,6 +35,7 @@
     button.run { background: #1d4ed8; color: #fff; border-color: #1d4ed8; }
     textarea { width: 100%; box-sizing: border-box; min-height: 48px; font: 12px ui-monospace, monospace; }
     .note { color: #555; font-size: 12px; }
+    .warn { margin: 4px 0; padding: 6px; border-radius: 8px; background: #fff3cd; color: #6b4e00; font-size: 12px; }
     [hidden] { display: none !important; }`;
 
   const MIN_SHOWN_MS = 600;
@@ -55,7 +56,7 @@
 
   /**
    * @param {{set: (change: any) => void, run: (id: number) => void, deny: (id: number) => void,
-   *   paste: (text: string) => void, rearm: () => void, addToInput: () => void}} on
+   *   paste: (text: string) => void, rearm: () => void, addToInput: () => void, domPath: () => void}} on
    */
   function create(on) {
     const hostEl = document.createElement('webmcp-sidecar-chat');
@@ -104,7 +105,10 @@
       const widening = el.localName !== 'input' || /** @type {HTMLInputElement} */ (el).checked; // a box being ticked
       if (!widening) return;
       const s = seen.get(keyOf(el));
-      const ok = e.isTrusted && s && performance.now() - s.since >= MIN_SHOWN_MS && s.at === where(el);
+      // data-ready too: a control redrawn a moment ago keeps its predecessor's `seen` entry, but
+      // counts only once the browser has reported this very element visible (else a redraw
+      // while the page hides the toolbar would let a click through).
+      const ok = e.isTrusted && s && performance.now() - s.since >= MIN_SHOWN_MS && s.at === where(el) && el.hasAttribute('data-ready');
       if (ok) return;
       e.preventDefault();
       e.stopImmediatePropagation();
@@ -119,6 +123,12 @@
     let state = null;
     const cards = h('div', { class: 'cards' });
     const status = h('div', { class: 'note', 'data-role': 'status' });
+    // The adapter did not match what the site did: said plainly, with the way on that works
+    // without it (reading the answers from the page). Kept across redraws, like the status.
+    const warning = h('div', { class: 'warn', 'data-role': 'stale', hidden: true });
+    // And when it works, that too: the user always knows whether the tools work on this page.
+    // A badge in the header (its title says what was read): no line that would move the controls.
+    const health = h('span', { class: 'badge ok', 'data-role': 'health', hidden: true, text: 'working' });
 
     function render(s) {
       state = s;
@@ -128,6 +138,7 @@
         h('b', { text: `Tools: ${s.adapter.title}` }),
         h('span', { class: verified ? 'badge ok' : 'badge', text: verified ? 'verified' : 'unverified',
           title: verified ? 'This adapter has worked on this site.' : 'This adapter has not been seen working on this site yet.' }),
+        s.enabled ? health : null,
         h('span', { text: s.enabled ? 'on' : 'off', 'data-role': 'onoff' })));
       const body = h('section');
       body.append(h('label', {}, h('input', { type: 'checkbox', 'data-act': 'enable', [GUARD]: true, checked: s.enabled,
@@ -154,7 +165,7 @@
       if (s.enabled && s.inputMode && s.armed) {
         body.append(h('button', { 'data-act': 'add-to-input', onclick: () => on.addToInput(), text: 'Add the tools to my message' }));
       }
-      bar.append(h('section', {}, status, cards), body); // calls first: they are what needs the user
+      bar.append(h('section', {}, warning, status, cards), body); // calls first: they are what needs the user
       observeGuarded();
     }
 
@@ -186,6 +197,24 @@
       root, render, card,
       /** @param {string} text */
       say(text) { status.textContent = text; },
+      /** The adapter read an answer: any out-of-date warning goes. @param {string} text */
+      fine(text) {
+        warning.hidden = true;
+        health.hidden = false;
+        health.title = text;
+      },
+      /**
+       * The adapter may be out of date: `text` says how, with the DOM reading path offered
+       * (once taken, `domOn` says so instead). @param {string} text @param {boolean} domOn
+       */
+      warn(text, domOn) {
+        health.hidden = true;
+        warning.hidden = false;
+        warning.replaceChildren(h('div', { text: `This site's adapter may be out of date: ${text}` }),
+          domOn
+            ? h('div', { class: 'note', 'data-role': 'dom-on', text: 'Answers are read from the page now; tools go into your message with "Add the tools to my message".' })
+            : h('div', {}, h('button', { 'data-act': 'dom-path', onclick: () => on.domPath(), text: 'Read answers from the page instead' })));
+      },
       get state() { return state; },
     };
   }

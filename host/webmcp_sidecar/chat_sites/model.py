@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from webmcp_sidecar.chat_sites.paths import parse as parse_path
+from webmcp_sidecar.chat_sites.paths import single
 from webmcp_sidecar.wire.constants import MAX_DESCRIPTION
 from webmcp_sidecar.wire.public_suffix import is_public_suffix
 
@@ -57,6 +58,12 @@ def _path(text: str) -> str:
     return text
 
 
+def _one_place(text: str) -> str:
+    if not single(parse_path(text)):
+        raise ValueError("the message is written back here: one place, no `[*]` or `[?key=value]`")
+    return text
+
+
 def _url(text: str) -> str:
     if text.startswith("/"):
         return text
@@ -80,6 +87,7 @@ JsonPath = Annotated[
     AfterValidator(_path),
     Field(description="Where a value sits in JSON: `messages[-1].content` (docs/CHAT_SITES.md)."),
 ]
+EventName = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Selector = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SELECTOR), AfterValidator(_selector)]
 
 
@@ -94,20 +102,40 @@ class RequestSpec(_Strict):
         description="`/api/chat*` (the page's origin) or `https://api.example/chat*`; `*` = any run."
     )
     method: Literal["POST", "PUT"] = "POST"
-    message_path: JsonPath | None = Field(
+    message_path: Annotated[JsonPath, AfterValidator(_one_place)] | None = Field(
         None,
         description="Where the user's message text sits in the JSON body; the instruction block "
         "is added in front of it. None (or a body that is not JSON): the block goes into the "
         "input box before the first message instead.",
     )
+    envelope: Literal["connect"] | None = Field(
+        None,
+        description="`connect`: the body is a Connect-RPC envelope (a flags byte, a 4-byte "
+        "big-endian length, then the JSON message); `message_path` is inside the message, and "
+        "the envelope's length is written anew when the block is added.",
+    )
+
+
+class PatchSpec(_Strict):
+    """A stream whose events are operations on one document (JSON-patch-like): each event's op
+    is applied to the document, and the text is read from the document, not from the event."""
+
+    path: JsonPath = Field("p", description="Where an event's op path is (`a/b/0`, `/a/-1`).")
+    op: JsonPath = Field(
+        "o",
+        description="Where its op name is: set / replace / add, append, batch / patch (its value "
+        "a list of ops under its path); case does not matter.",
+    )
+    value: JsonPath = Field("v", description="Where its value is.")
 
 
 class ResponseSpec(_Strict):
     """How the answer comes back, and where its text is."""
 
-    kind: Literal["sse", "ndjson", "json", "dom"] = Field(
+    kind: Literal["sse", "ndjson", "json", "connect", "dom"] = Field(
         description="`sse` (text/event-stream), `ndjson` (a JSON object per line), `json` (one "
-        "document), `dom` (not read: the answer is read from the page at its end)."
+        "document), `connect` (Connect-RPC streaming envelopes, each a JSON message; the end "
+        "frame is not read), `dom` (not read: the answer is read from the page at its end)."
     )
     text_paths: list[JsonPath] = Field(
         default_factory=list,
@@ -121,8 +149,19 @@ class ResponseSpec(_Strict):
         default_factory=dict,
         description="Only events whose values at these paths equal these are read.",
     )
-    event: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = Field(
+    event: EventName | None = Field(
         None, description="sse: only events of this `event:` name are read (default: all)."
+    )
+    events: list[EventName] = Field(
+        default_factory=list,
+        max_length=16,
+        description="sse: only events of these `event:` names are read (with `event`: either).",
+    )
+    patch: PatchSpec | None = Field(
+        None,
+        description="Events are operations on one document: `text_paths` and `when` read that "
+        "document (each time it changes), so state kept across events (which fragment is the "
+        "answer, which the thinking) decides what is text. `[?type=RESPONSE]` skips thinking.",
     )
 
     @model_validator(mode="after")

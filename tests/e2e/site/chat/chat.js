@@ -12,13 +12,16 @@
 //   editor whose model is updated from `input` events, as ProseMirror-, Lexical- and Quill-like
 //   editors keep their own document; sending sends the model, not the DOM);
 // - trusted=only: the send button and Enter answer only trusted (user) events, as a site
-//   guarding against scripts may.
+//   guarding against scripts may;
+// - protocol: a real site's request (protocols.js) to that site's endpoint, whose answer comes in
+//   that site's format; the page shows only how many bytes came (nothing a DOM reading could
+//   take a call from: a card then proves the adapter read the stream).
 // `window.replica.draft` is the message as the page would send it, for the tests.
 const settings = document.documentElement.dataset;
 for (const [key, value] of new URLSearchParams(location.search)) {
   settings[key.replace(/-(\w)/g, (_, c) => c.toUpperCase())] = value;
 }
-const { transport = 'fetch', input: inputKind = 'plain', trusted = '', xhrType = '' } = settings;
+const { transport = 'fetch', input: inputKind = 'plain', trusted = '', xhrType = '', protocol = '' } = settings;
 const ignored = (e) => trusted === 'only' && !e.isTrusted;
 if (inputKind === 'editable') {
   const editor = Object.assign(document.createElement('div'), { id: 'input', contentEditable: 'true' });
@@ -158,6 +161,27 @@ function viaXhr(body) {
   });
 }
 
+async function viaProtocol(text) {
+  const p = window.replicaProtocols[protocol];
+  const res = await fetch(p.url, { method: 'POST', headers: { 'Content-Type': p.type ?? 'application/json' }, body: p.body(text) });
+  const answer = document.createElement('div');
+  answer.className = 'answer';
+  log.append(answer);
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let bytes = 0;
+  let received = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.length;
+    received += decoder.decode(value, { stream: true });
+    // A site read from the page (`show`) shows its answer; the others only a count.
+    answer.textContent = p.show ? p.show(received) : `An answer of ${bytes} bytes.`;
+  }
+  return answer.textContent;
+}
+
 async function send() {
   const text = takeMessage();
   if (!text) return;
@@ -167,7 +191,7 @@ async function send() {
   mine.textContent = text;
   log.append(mine);
   const body = JSON.stringify({ messages, stream: true });
-  const full = await (transport === 'xhr' ? viaXhr(body) : viaFetch(body));
+  const full = await (protocol ? viaProtocol(text) : transport === 'xhr' ? viaXhr(body) : viaFetch(body));
   messages.push({ role: 'assistant', content: full });
   document.body.dataset.answers = String(document.querySelectorAll('.answer').length);
   if (inputKind !== 'plain') scheduleRender(); // a re-render: a DOM the state does not know is undone
