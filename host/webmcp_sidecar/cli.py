@@ -58,7 +58,8 @@ def _parser() -> argparse.ArgumentParser:
 
     add_chat_sites_parser(sub)  # chat-sites list|add|validate|remove
 
-    demo = sub.add_parser("demo", help="open the demo site in Chromium and call its tools")
+    demo = sub.add_parser("demo", help="open the demo site in Chromium (or Firefox) and call its "
+                          "tools")
     demo.add_argument("--headed", action="store_true", help="show the browser window")
     demo.add_argument(
         "--keep-open", action="store_true", help="keep the browser running for your MCP client"
@@ -69,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
         help="run without native WebMCP (exercises the polyfill)",
     )
     demo.add_argument("--chromium", default=None, help="path of the Chromium binary")
+    demo.add_argument("--browser", choices=("chromium", "firefox"), default="chromium",
+                      help="the browser to run the demo in (firefox: Firefox ESR, the polyfill)")
+    demo.add_argument("--firefox", default=None, help="path of the Firefox binary")
     return p
 
 

@@ -31,6 +31,8 @@ async def test_tools_reach_the_client_and_calls_change_the_page(browser, mcp, si
     r = await mcp.call(f"{s}__add", {"a": 20, "b": 22})
     assert not r.is_error and r.structured_content == {"sum": 42, "label": "A"}
     assert await tab.text_content("#out") == "20+22=42"
+    # No frame lane in Firefox (its bridge needs a service worker): no hidden frame in the page.
+    assert await tab.evaluate("document.querySelectorAll('iframe').length") == 0
     # Both links came up beside the native port: the host learnt the moz-extension origin from
     # the hello and admitted the worker's WebSockets with it.
     log = browser.host_log()
