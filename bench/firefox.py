@@ -14,7 +14,7 @@ import contextlib
 import os
 import re
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 from tests.support.browser import launch
@@ -51,7 +51,7 @@ def blob_via(session: TimedSession, blob: str, n: int) -> Callable[[int], Awaita
 
 
 @contextlib.contextmanager
-def home_of(env: dict[str, str]):  # type: ignore[no-untyped-def]
+def home_of(env: dict[str, str]) -> Iterator[None]:
     """This process's HOME as `env`'s while an MCP entry is started (it finds its host so)."""
     saved = os.environ.get("HOME")
     os.environ["HOME"] = env["HOME"]
@@ -73,7 +73,8 @@ async def main(calls: int, block: int, warmup: int) -> None:
             ff = await stack.enter_async_context(launch_firefox(Path(tmp) / "ff", ff_env))
             tab = await ff.open(url + "bench.html")
             with home_of(ff_env):
-                s = await stack.enter_async_context(TimedSession(ff_env, name="bench-ff"))
+                s = TimedSession(ff_env, name="bench-ff")
+                await stack.enter_async_context(s)
             sessions["Firefox ESR (polyfill)"] = (s, browser_of(await tab.evaluate(UA)))
             for mode in ("polyfill", "native"):
                 home = Path(tempfile.mkdtemp(prefix="wmc-", dir=tmp))
@@ -82,7 +83,8 @@ async def main(calls: int, block: int, warmup: int) -> None:
                 b = await stack.enter_async_context(launch(Path(tmp) / mode, env, mode))
                 page = await b.open(url + "bench.html")
                 with home_of(env):
-                    s = await stack.enter_async_context(TimedSession(env, name=f"bench-{mode}"))
+                    s = TimedSession(env, name=f"bench-{mode}")
+                    await stack.enter_async_context(s)
                 sessions[f"Chromium ({mode})"] = (s, browser_of(await page.evaluate(UA)))
             series = []
             for label, (s, _v) in sessions.items():
