@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.support.mcp_session import McpSession, text
@@ -104,3 +105,22 @@ async def test_skills_run_their_page_steps_and_a_trusted_step_says_it_cannot(
     assert text(r).startswith("Skill demo-shop, tool checkout: step 1 (click "), text(r)
     unavailable(r, "a trusted step")
     assert await tab.text_content("#checkout-state") == "not checked out"
+
+
+SIDEBAR = "webmcp-sidecar_webmcp_io-sidebar-action"  # Firefox's id of our sidebar_action
+
+
+async def test_the_side_panel_is_firefoxs_sidebar_and_connects_to_the_host(browser, mcp):
+    """The manifest's sidebar_action shows our panel page in Firefox's sidebar; the page (here in
+    a tab, where BiDi can read it) passes the worker's check of our own pages
+    (runtime.getURL(''): moz-extension://<uuid>/) and says the host is connected."""
+    await browser.ff.chrome_eval(f"SidebarController.show({SIDEBAR!r}).then(() => true)")
+    want = f"{browser.ff.extension_origin}/sidepanel/index.html"
+    with anyio.fail_after(10):  # the sidebar's inner browser loads the page after show()
+        while await browser.ff.chrome_eval(
+                "SidebarController.browser.contentDocument?.getElementById("
+                "'webext-panels-browser')?.currentURI.spec ?? ''") != want:
+            await anyio.sleep(0.05)
+    panel = await browser.open_extension_page("sidepanel/index.html")
+    await panel.wait_for("document.body.innerText.includes('Host connected')")
+    assert await panel.evaluate("location.origin") == browser.ff.extension_origin

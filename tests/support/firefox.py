@@ -75,6 +75,21 @@ class FirefoxBrowser:
     async def open(self, url: str) -> Tab:
         return Tab(self, await self.ff.new_tab(url))
 
+    async def open_extension_page(self, path: str) -> Tab:
+        """One of our extension's pages in a tab (BiDi may not navigate to moz-extension: the
+        browser's own window opens it, as the user's address bar would)."""
+        url = f"{self.ff.extension_origin}/{path}"
+        before = set(await self.ff.tabs())
+        await self.ff.chrome_eval(
+            f"gBrowser.selectedTab = gBrowser.addTab({url!r}, {{triggeringPrincipal: "
+            "Services.scriptSecurityManager.getSystemPrincipal()}), true")
+        with anyio.fail_after(10):
+            while not (new := set(await self.ff.tabs()) - before):
+                await anyio.sleep(0.05)
+        tab = Tab(self, new.pop())
+        await tab.wait_for("document.readyState === 'complete'")
+        return tab
+
     def host_log(self) -> str:
         logs = sorted(Path(self.env["WEBMCP_SIDECAR_LOG_DIR"]).glob("host.log*"))
         return "".join(p.read_text(errors="replace") for p in logs)
@@ -122,7 +137,8 @@ async def launch_firefox(base: Path, env: dict[str, str] | None = None,
     if install:
         install_for_firefox(env)
     try:
-        async with launch(base / "profile", {**os.environ, **env}, extension_dir()) as ff:
+        async with launch(base / "profile", {**os.environ, **env}, extension_dir(),
+                          system_access=True) as ff:
             yield FirefoxBrowser(ff, env)
     finally:
         shutil.rmtree(env["HOME"], ignore_errors=True)

@@ -182,6 +182,16 @@ class Firefox:
             raise BidiError(f"page script threw: {details.get('text')}")
         return value_of(r.get("result") or {})
 
+    async def chrome_eval(self, expression: str) -> Any:
+        """`expression` in the browser window's own (privileged) scope: needs `system_access`."""
+        tree = await self.bidi.send("browsingContext.getTree", {"moz:scope": "chrome"})
+        r = await self.bidi.send("script.evaluate", {
+            "expression": expression, "target": {"context": tree["contexts"][0]["context"]},
+            "awaitPromise": True, "resultOwnership": "none"})
+        if r.get("type") == "exception":
+            raise BidiError(f"browser script threw: {(r.get('exceptionDetails') or {}).get('text')}")
+        return value_of(r.get("result") or {})
+
     async def tabs(self) -> list[str]:
         tree = await self.bidi.send("browsingContext.getTree", {"maxDepth": 0})
         return [str(c["context"]) for c in tree.get("contexts", [])]
@@ -212,14 +222,18 @@ async def _drain(stream: asyncio.StreamReader | None) -> None:
 @contextlib.asynccontextmanager
 async def launch(profile: Path, env: Mapping[str, str], ext: Path | None = None,
                  headless: bool = True, firefox: str | None = None,
-                 urls: tuple[str, ...] = ()) -> AsyncIterator[Firefox]:
+                 urls: tuple[str, ...] = (), system_access: bool = False
+                 ) -> AsyncIterator[Firefox]:
     """Firefox on a fresh `profile`, with the environment `env` (give it a HOME of its own: see
     the module's doc), our extension `ext` installed as a temporary add-on when given, and a tab
-    for each of `urls`. Closed (the whole process group) on the way out."""
+    for each of `urls`. `system_access`: BiDi may also run script in the browser's own windows
+    (`Firefox.chrome_eval`; tests open the sidebar so). Closed (the whole process group) on the
+    way out."""
     ext_uuid = str(uuidlib.uuid4())
     write_profile(profile, ext_uuid)
     cmd = [find_firefox(firefox), "--profile", str(profile), "--no-remote",
-           "--remote-debugging-port", "0", *(["--headless"] if headless else [])]
+           "--remote-debugging-port", "0", *(["--headless"] if headless else []),
+           *(["--remote-allow-system-access"] if system_access else [])]
     proc = await asyncio.create_subprocess_exec(
         *cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         env=dict(env), start_new_session=True)
