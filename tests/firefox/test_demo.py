@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
+
+from webmcp_sidecar import GECKO_ID
 
 
 def _running_with(words: str) -> list[int]:
@@ -46,3 +51,54 @@ def test_the_firefox_demo_calls_the_sites_tools_and_leaves_nothing_behind(tmp_pa
         assert _running_with(profile) == []
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_firefox_demo_keep_open_ends_on_sigterm_with_all_it_started(tmp_path):
+    """`--keep-open`: Firefox, the host it started and the demo's MCP entry run until a signal;
+    SIGTERM then ends them all and removes the demo's HOME and profile."""
+    from webmcp_sidecar.servers.guard import descendants
+
+    home = Path(tempfile.mkdtemp(prefix="wmd-"))
+    err = (tmp_path / "demo.err").open("w")
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "webmcp_sidecar", "demo", "--browser", "firefox", "--keep-open"],
+        stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True,
+        env={**os.environ, "HOME": str(home), "WEBMCP_SIDECAR_LOG_DIR": str(tmp_path / "log"),
+             "WEBMCP_SIDECAR_DATA_DIR": str(tmp_path / "data")})
+    watchdog = threading.Timer(180, demo.kill)  # a demo that never gets ready fails, not hangs
+    watchdog.start()
+    try:
+        assert demo.stdout is not None
+        lines = []
+        for line in demo.stdout:
+            lines.append(line)
+            if line.startswith("Press Ctrl-C to stop."):
+                break
+        text = "".join(lines)
+        assert "Press Ctrl-C to stop." in text, text + (tmp_path / "demo.err").read_text()
+        profile = next(x.split(": ", 1)[1] for x in lines if x.startswith("Profile: ")).strip()
+        started = descendants(demo.pid)
+        assert _running_with(profile), "no Firefox with the demo's profile"
+        assert any(GECKO_ID.encode() in _cmdline(p) for p in started)  # the host Firefox started
+        demo.send_signal(signal.SIGTERM)
+        assert demo.wait(60) == 128 + signal.SIGTERM, (tmp_path / "demo.err").read_text()[-2000:]
+        assert "Traceback" not in (tmp_path / "demo.err").read_text()
+        deadline = time.monotonic() + 20  # what a browser leaves may take a moment (bounded)
+        while any(_cmdline(p) for p in started) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [_cmdline(p) for p in started if _cmdline(p)] == []
+        assert _running_with(profile) == [] and not Path(profile).exists()
+    finally:
+        watchdog.cancel()
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+        err.close()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
