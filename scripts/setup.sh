@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the demo and the tests need on a fresh Debian machine: Debian's Chromium,
-# gnome-keyring and dbus (real Secret Service for keyring tests), Node.js with npm (the
+# Installs what the demo and the tests need on a fresh Debian machine: Debian's Chromium and
+# Firefox ESR (the Firefox tests and `demo.sh --browser firefox`), gnome-keyring and dbus (real Secret Service for keyring tests), Node.js with npm (the
 # extension's unit tests and type checks), a virtualenv in .venv with the project and its test
 # extras, and node_modules with the type checker. Safe to run again: it skips what is there.
 set -euo pipefail
@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 [ -x /usr/lib/chromium/chromium ] || need_apt+=(chromium)
+command -v firefox-esr >/dev/null || need_apt+=(firefox-esr)
 command -v gnome-keyring-daemon >/dev/null || need_apt+=(gnome-keyring)
 command -v dbus-run-session >/dev/null || need_apt+=(dbus dbus-x11)
 command -v secret-tool >/dev/null || need_apt+=(libsecret-tools)  # tests read the keyring with it

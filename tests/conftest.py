@@ -48,9 +48,10 @@ def anyio_backend() -> str:
 
 # Markers by cost, from where a test lives (so quick.sh can leave out the costly ones):
 # e2e launches Chromium, servers runs real MCP servers, bundle builds PyInstaller, proc starts a
-# host, an entry or another of our processes; clients runs the real MCP client programs.
+# host, an entry or another of our processes; clients runs the real MCP client programs; firefox
+# launches Firefox ESR.
 _BY_DIR = {"e2e": ("e2e", "proc"), "servers": ("servers", "proc"), "bundle": ("bundle", "proc"),
-           "clients": ("clients", "proc")}
+           "clients": ("clients", "proc"), "firefox": ("firefox", "proc")}
 # Unit modules that start our processes (host, entry, CLI) or other programs.
 PROC_UNIT_MODULES = frozenset({
     "test_agent", "test_annotations", "test_browser_tools", "test_chat_sites",

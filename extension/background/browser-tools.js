@@ -7,6 +7,8 @@
 // Reading a page (snapshot, text, waiting) runs in the page via chrome.scripting; acting like a
 // user (mouse, keyboard, screenshots, files) goes through chrome.debugger, attached on demand.
 
+import { browserLabel } from '../lib/browser.js';
+import { browserName, toolUnavailable } from '../lib/browser-support.js';
 import { Debuggers } from './cdp.js';
 import { ToolError } from './page-calls.js';
 import { PAGE_TOOLS } from './page-actions.js';
@@ -177,6 +179,8 @@ export function installBrowserTools({ send, log = noop }) {
     if (msg.args !== undefined && msg.args !== null && (typeof msg.args !== 'object' || Array.isArray(msg.args))) {
       return fail('invalid_args', 'The arguments must be a JSON object.');
     }
+    const unavailable = toolUnavailable(msg.tool, !!chrome.debugger, browserName(browserLabel(globalThis.navigator?.userAgent ?? '')));
+    if (unavailable) return fail('bad_request', unavailable);
     if (msg.tool === 'upload_file') {
       const refused = uploadPathProblem(msg.args?.paths);
       if (refused) return fail('invalid_args', refused);

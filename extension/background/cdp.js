@@ -4,6 +4,8 @@
 
 import { ToolError } from './page-calls.js';
 import { explainPageError } from '../lib/tab-urls.js';
+import { browserLabel } from '../lib/browser.js';
+import { browserName, noDebuggerText } from '../lib/browser-support.js';
 
 const PROTOCOL = '1.3';
 export const IDLE_DETACH_MS = 10_000;
@@ -82,6 +84,8 @@ export class Debuggers {
    * @returns {Promise<T>}
    */
   async use(tabId, fn) {
+    // Firefox has none: whatever comes here (a skill's trusted step) says so before acting.
+    if (!chrome.debugger) throw new ToolError('bad_request', noDebuggerText('This action', browserName(browserLabel(globalThis.navigator?.userAgent ?? ''))));
     const d = this._entry(tabId);
     d.busy++;
     if (d.timer) clearTimeout(d.timer);

@@ -42,8 +42,14 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
   const broadcast = (msg) => { for (const port of panels) post(port, msg); };
   const fullStatus = () => ({ type: 'status', ...status(), mcpClients: [...sessions.values()] });
 
-  // The toolbar button opens the side panel (Chrome 116+).
-  chrome.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true })?.catch?.(() => {});
+  // The toolbar button opens the side panel (Chrome 116+), or Firefox's sidebar (the same page,
+  // manifest `sidebar_action`), which only a user's action may open.
+  if (chrome.sidePanel) {
+    chrome.sidePanel.setPanelBehavior?.({ openPanelOnActionClick: true })?.catch?.(() => {});
+  } else {
+    const sidebar = /** @type {any} */ (chrome).sidebarAction;
+    if (sidebar) chrome.action?.onClicked?.addListener(() => { sidebar.toggle?.()?.catch?.(() => {}); });
+  }
 
   return {
     oplog,
@@ -55,7 +61,7 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
      * @param {chrome.runtime.Port} port @param {(port: chrome.runtime.Port, msg: any) => void} route
      */
     connect(port, route) {
-      const origin = `chrome-extension://${chrome.runtime.id}/`;
+      const origin = chrome.runtime.getURL(''); // chrome-extension://<id>/, moz-extension://<uuid>/
       if (port.sender?.id !== chrome.runtime.id || !String(port.sender?.url ?? '').startsWith(origin)) {
         port.disconnect();
         return;

@@ -2,9 +2,11 @@
 // agent (again in the new document when one came mid-step and the step only looks), trusted
 // input through the debugger, navigations and URL waits through the tab's loads.
 
+import { browserLabel } from '../lib/browser.js';
+import { browserName, noDebuggerText } from '../lib/browser-support.js';
 import { keyEvents, parseKey } from '../lib/keys.js';
 import { StepError } from '../lib/skills/runner.js';
-import { inPage } from './page-calls.js';
+import { inPage, ToolError } from './page-calls.js';
 import { focusProblem, pointProblem, typingLanded } from './input-guard.js';
 
 /** Steps that only look at the page: run again in the new document if one came mid-step. */
@@ -32,6 +34,8 @@ export function skillIo(tabId, signal, { loads, debuggers, chrome }) {
     mark: () => loads.mark(tabId),
     async step(step, index, timeoutMs) {
       const t0 = Date.now();
+      // No real input without chrome.debugger (Firefox): said before the page aims anything.
+      if (step.trusted && !chrome.debugger) throw new ToolError('bad_request', noDebuggerText('a trusted step', browserName(browserLabel(globalThis.navigator?.userAgent ?? ''))));
       if (step.trusted) aim = crypto.randomUUID();
       for (;;) {
         gone();

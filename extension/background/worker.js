@@ -78,6 +78,9 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
       extension_version: chrome.runtime.getManifest().version,
       browser: browserLabel(navigator.userAgent, navigator.userAgentData?.brands),
       protocol: PROTOCOL_VERSION,
+      // Firefox tells the host only our add-on id: the origin (moz-extension://<uuid>/, per
+      // profile) the host admits on the links comes from here.
+      origin: chrome.runtime.getURL(''),
     });
     const sites = registry.takeSnapshot();
     const notices = registry.notices();

@@ -26,6 +26,8 @@ export function browserLabel(userAgent, brands = []) {
   }
   if (/\bEdg\//.test(ua)) return `Microsoft Edge ${versionOf('Edg')}`;
   if (/\bOPR\//.test(ua)) return `Opera ${versionOf('OPR')}`;
+  const firefox = versionOf('Firefox');
+  if (firefox) return `Firefox ${firefox}`;
   const chrome = versionOf('Chrome') || versionOf('HeadlessChrome');
   return chrome ? `Chromium ${chrome}` : ua.slice(0, 200);
 }

@@ -39,7 +39,7 @@ export function versionMismatch(extension, host) {
  * @typedef {{code: ErrorCode, message: string}} CallError
  *
  * --- extension -> host (native) ---
- * @typedef {{type: 'hello', extension_version: string, browser: string, protocol: number}} HelloMsg
+ * @typedef {{type: 'hello', extension_version: string, browser: string, protocol: number, origin?: string}} HelloMsg
  * @typedef {{type: 'registry', sites: Record<string, Tool[]>, notices?: Record<string, string>}} RegistryMsg
  * @typedef {{type: 'site_tools', site: string, tools: Tool[], notice?: string}} SiteToolsMsg  tools [] = site gone; notice: what was cut or ignored
  * @typedef {{type: 'result', id: string, ok: boolean, value?: string|null, error?: CallError|null,

@@ -1,14 +1,19 @@
 """`webmcp-sidecar`: one command, several roles.
 
 Chrome starts the host as `<path> chrome-extension://<id>/` (plus `--parent-window=` on
-Windows), so a first argument of that form means host mode. Imports are deferred per
-subcommand: the host must start fast and never loads the MCP SDK.
+Windows), Firefox as `<path> <host manifest path> <add-on id>`: arguments of either form mean
+host mode (native_host/launch.py). Imports are deferred per subcommand: the host must start
+fast and never loads the MCP SDK.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webmcp_sidecar.native_host.launch import Launch
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,6 +31,8 @@ def _parser() -> argparse.ArgumentParser:
 
     host = sub.add_parser("host", help="the native-messaging host (the browser starts it)")
     host.add_argument("origin", nargs="?", default="", help="chrome-extension://<id>/")
+    host.add_argument("addon_id", nargs="?", default="",
+                      help="Firefox's form: <host manifest path> <add-on id>")
 
     from webmcp_sidecar.setup.install.commands import add_parsers
 
@@ -51,7 +58,8 @@ def _parser() -> argparse.ArgumentParser:
 
     add_chat_sites_parser(sub)  # chat-sites list|add|validate|remove
 
-    demo = sub.add_parser("demo", help="open the demo site in Chromium and call its tools")
+    demo = sub.add_parser("demo", help="open the demo site in Chromium (or Firefox) and call its "
+                          "tools")
     demo.add_argument("--headed", action="store_true", help="show the browser window")
     demo.add_argument(
         "--keep-open", action="store_true", help="keep the browser running for your MCP client"
@@ -62,20 +70,25 @@ def _parser() -> argparse.ArgumentParser:
         help="run without native WebMCP (exercises the polyfill)",
     )
     demo.add_argument("--chromium", default=None, help="path of the Chromium binary")
+    demo.add_argument("--browser", choices=("chromium", "firefox"), default="chromium",
+                      help="the browser to run the demo in (firefox: Firefox ESR, the polyfill)")
+    demo.add_argument("--firefox", default=None, help="path of the Firefox binary")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0].startswith("chrome-extension://"):
-        return _run_host(argv[0])
+    from webmcp_sidecar.native_host.launch import Launch, browser_launch
+
+    if (launch := browser_launch(argv)) is not None:
+        return _run_host(launch)
     if argv and argv[0] == "_server-guard":  # what a local MCP server runs under (frozen builds)
         from webmcp_sidecar.servers.guard import main as guard_main
 
         return guard_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.cmd == "host":
-        return _run_host(args.origin)
+        return _run_host(browser_launch([a for a in (args.origin, args.addon_id) if a]) or Launch())
     if args.cmd == "mcp":
         return _run_mcp(args)
     if args.cmd == "keys":
@@ -109,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
-def _run_host(origin: str) -> int:
+def _run_host(launch: Launch) -> int:
     # The host and the side panel's agent meet here: the agent depends only on
     # `agent.port.HostPort`, and its hook is light (the agent loads on first panel use).
     from webmcp_sidecar.agent.hook import install as install_agent
@@ -118,7 +131,7 @@ def _run_host(origin: str) -> int:
     from webmcp_sidecar.native_host.servers_link import install as install_servers
     from webmcp_sidecar.native_host.skills_link import install as install_skills
 
-    return host_main(origin, plugins=[install_agent, install_skills, install_servers, install_chat])
+    return host_main(launch, plugins=[install_agent, install_skills, install_servers, install_chat])
 
 
 def _run_mcp(args: argparse.Namespace) -> int:

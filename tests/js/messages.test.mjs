@@ -90,6 +90,8 @@ test('browser label', () => {
     [{ brand: 'Microsoft Edge', version: '156' }]), 'Microsoft Edge 156.0.100.1');
   assert.equal(browserLabel(ua('Chrome/156.0.0.0 Safari/537.36 Edg/156.0.100.1')), 'Microsoft Edge 156.0.100.1');
   assert.equal(browserLabel(ua('Chrome/156.0.0.0 Safari/537.36'), [{ brand: 'Brave', version: '156' }]), 'Brave 156.0.0.0');
+  assert.equal(browserLabel('Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0', undefined),
+    'Firefox 153.0');
   assert.equal(browserLabel('', undefined), '');
 });
 

@@ -28,7 +28,10 @@ test('connects at start and greets the host', async (t) => {
   assert.deepEqual(calls.connectNative, ['io.webmcp.sidecar']);
   const sent = fromHost();
   assert.deepEqual(sent.map((m) => m.type), ['hello', 'registry', 'ping']);
-  assert.deepEqual(sent[0], { type: 'hello', extension_version: '0.1.0', browser: 'Chromium 156.0.0.0', protocol: 1 });
+  assert.deepEqual(sent[0], {
+    type: 'hello', extension_version: '0.1.0', browser: 'Chromium 156.0.0.0', protocol: 1,
+    origin: 'chrome-extension://fafdbggbcpipbkecmkjnkpdagfobdohc/',
+  });
   assert.deepEqual(sent[1], { type: 'registry', sites: {} });
   assert.equal(status().state, 'connecting');
   host({ type: 'pong', id: sent[2].id });

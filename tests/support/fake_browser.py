@@ -17,8 +17,10 @@ from webmcp_sidecar.wire.codec import FrameDecoder, Reassembler, dumps, encode_f
 
 
 class FakeBrowser:
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], argv: list[str] | None = None) -> None:
+        """`argv`: the host's arguments (default: Chrome's, the extension origin)."""
         self.env = env
+        self.argv = argv or [f"chrome-extension://{EXTENSION_ID}/"]
         self.proc: asyncio.subprocess.Process | None = None
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.frame_sizes: list[int] = []
@@ -29,7 +31,7 @@ class FakeBrowser:
             sys.executable,
             "-m",
             "webmcp_sidecar",
-            f"chrome-extension://{EXTENSION_ID}/",
+            *self.argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             env={**os.environ, **self.env},

@@ -106,6 +106,8 @@ HELLOS = [
     {"extension_version": "1.2", "browser": None},
     {"extension_version": 3},
     {"browser": "x"},
+    {"extension_version": "1.2", "origin": "moz-extension://u/"},
+    {"extension_version": "1.2", "origin": 7},
 ]
 
 
@@ -136,14 +138,17 @@ def test_a_plain_hello_is_what_the_model_takes(raw):
         assert model is None or type(raw.get("protocol")) is not int
         return
     assert model is not None
-    assert plain == (model.extension_version, model.browser, model.protocol)
-    assert [type(v) for v in plain] == [str, str, int]
+    assert plain == (model.extension_version, model.browser, model.protocol, model.origin)
+    assert [type(v) for v in plain] == [str, str, int, str]
 
 
 def test_the_plain_ways_take_the_usual_frames():
     assert first_answer.plain_ping({"type": "ping", "id": "1"}) == "1"
     hello = {"type": "hello", "extension_version": "1.2", "browser": "C", "protocol": 1}
-    assert first_answer.plain_hello(hello) == ("1.2", "C", 1)
+    assert first_answer.plain_hello(hello) == ("1.2", "C", 1, "")
+    assert first_answer.plain_hello({**hello, "origin": "moz-extension://u/"}) == (
+        "1.2", "C", 1, "moz-extension://u/")
+    assert first_answer.plain_hello({**hello, "origin": None}) is None
     assert first_answer.plain_hello({**hello, "protocol": True}) is None
     assert first_answer.plain_ping({"type": "ping", "id": 1}) is None
 

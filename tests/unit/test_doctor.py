@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.unit.test_install_helpers import fake_exe, install, make_ctx, make_env
-from webmcp_sidecar import EXTENSION_ID, HOST_NAME
+from webmcp_sidecar import EXTENSION_ID, GECKO_ID, HOST_NAME
 from webmcp_sidecar.setup.doctor import doctor as dr
 from webmcp_sidecar.setup.install.osenv import OsEnv
 from webmcp_sidecar.setup.install.winregistry import MemoryRegistry
@@ -139,6 +139,47 @@ def test_host_that_does_not_answer(tmp_path: Path, body: str, words: str) -> Non
         assert "Last error line: broken" in c.detail
 
 
+def firefox(tmp_path: Path) -> tuple[OsEnv, Path]:
+    env = make_env(tmp_path)
+    (env.home / ".mozilla/firefox").mkdir(parents=True)
+    plan, failures, _ = install(env, no_clients=True)
+    assert failures == [] and plan.problems == []
+    return env, env.home / ".mozilla/native-messaging-hosts" / f"{HOST_NAME}.json"
+
+
+def test_firefox_install_passes_and_its_host_starts_as_firefox_starts_it(tmp_path: Path) -> None:
+    env, manifest = firefox(tmp_path)
+    checks = run(env)
+    assert failed(checks) == {}
+    for cid in ("manifest", "json", "origins", "path", "starts"):
+        assert checks[f"browser:firefox:{cid}"].status == "ok", cid
+    assert GECKO_ID in checks["browser:firefox:origins"].detail
+    # The real launcher, given `<manifest path> <add-on id>`, served a ping (the CLI used to
+    # refuse those arguments with status 2).
+    assert "answered a ping" in checks["browser:firefox:starts"].detail
+    # What Firefox passes, exactly.
+    seen = tmp_path / "argv"
+    m = json.loads(manifest.read_text())
+    m["path"] = str(fake_exe(tmp_path / "spy", f'printf "%s\\n" "$@" > {seen}; exit 3'))
+    manifest.write_text(json.dumps(m))
+    assert "browser:firefox:starts" in failed(run(env, timeout=3))
+    assert seen.read_text().splitlines() == [str(manifest), GECKO_ID]
+
+
+def test_firefox_manifest_problems(tmp_path: Path) -> None:
+    env, manifest = firefox(tmp_path)
+    m = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**m, "allowed_extensions": ["other@example.org"]}))
+    c = failed(run(env, launch=False))["browser:firefox:origins"]
+    assert GECKO_ID in c.detail and "is forbidden" in c.detail
+    chrome_form = {k: v for k, v in m.items() if k != "allowed_extensions"}
+    manifest.write_text(json.dumps({**chrome_form, "allowed_origins": ["chrome-extension://x/"]}))
+    c = failed(run(env, launch=False))["browser:firefox:json"]
+    assert "no allowed_extensions list" in c.detail
+    c = failed(run(env, browsers=["firefox"], user_data_dir=tmp_path / "p"))["browsers"]
+    assert "not from a profile" in c.detail
+
+
 def test_launch_can_be_skipped(tmp_path: Path) -> None:
     env = healthy(tmp_path)
     assert run(env, launch=False)["browser:chrome:starts"].status == "skip"
@@ -171,7 +212,7 @@ def test_other_browser_not_set_up_is_only_a_warning(tmp_path: Path) -> None:
 
 def test_no_browser_at_all(tmp_path: Path) -> None:
     c = failed(run(make_env(tmp_path)))["browsers"]
-    assert "no Chromium-family browser" in c.detail
+    assert "no supported browser (Chromium family or Firefox)" in c.detail
 
 
 def test_client_links(tmp_path: Path) -> None:

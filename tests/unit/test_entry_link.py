@@ -287,3 +287,30 @@ async def test_a_link_stopped_before_it_listens_never_listens():
     await start
     assert offers == [] and not link.is_open
     assert link._link.port is None  # never listened
+
+
+async def test_an_entry_that_came_before_firefoxs_hello_gets_its_link_once_the_origin_is_known(
+        sock_env, tmp_path):
+    """A host Firefox started knows its extension's origin only from the hello: an entry that
+    connected before it (welcome without an origin) offers its link when the `status` brings it,
+    and the link admits that origin."""
+    from webmcp_sidecar import GECKO_ID
+
+    moz = "moz-extension://1dc79572-a92b-44ee-8188-f1ea72c6bad4"
+    b = FakeBrowser(sock_env, [str(tmp_path / "io.webmcp.sidecar.json"), GECKO_ID])
+    await b.start()
+    try:
+        async with asyncio.TaskGroup() as tg:
+            pool, link = await entry(tg)
+            assert link.welcome is not None and link.welcome.extension_origin == ""
+            assert link.direct is None
+            b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Firefox 153.0",
+                    "origin": moz + "/"})
+            offer = await b.expect("entry_link")
+            assert offer["conn"] == link.welcome.conn
+            ws = await open_link(offer, moz)
+            await until(lambda: link.direct is not None and link.direct.is_open)
+            await ws.close()
+            pool.close()
+    finally:
+        await stop(b)

@@ -14,6 +14,7 @@ from websockets.exceptions import InvalidStatus
 from tests.support.fake_browser import FakeBrowser
 from tests.support.links import ORIGIN, cancelled, open_link, recv_json, result, start, stop, until
 from tests.support.raw_entry import RawEntry
+from webmcp_sidecar import GECKO_ID
 from webmcp_sidecar.native_host.app import LINK_DROPPED, MAX_FAST_LINK_DROPS, Host
 from webmcp_sidecar.native_host.fast_link import (
     FAST_LINK_ENV,
@@ -365,3 +366,44 @@ async def test_the_hosts_own_calls_out_at_a_drop_hear_of_it_too(monkeypatch):
     assert host.fast is not None
     await host.fast.close()
 
+
+
+MOZ = "moz-extension://1dc79572-a92b-44ee-8188-f1ea72c6bad4"
+
+
+async def test_a_host_firefox_started_learns_its_origin_from_the_hello(sock_env, tmp_path):
+    """Firefox starts the host as `<manifest path> <add-on id>`, with no origin: the hello's
+    (`moz-extension://<uuid>/`, per profile) is what the fast link then admits, and entries that
+    came before it hear it in a `status`."""
+    b = FakeBrowser(sock_env, [str(tmp_path / "io.webmcp.sidecar.json"), GECKO_ID])
+    await b.start()
+    try:
+        e = await RawEntry.connect()
+        assert e.welcome["extension_origin"] == ""
+        b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Firefox 153.0",
+                "origin": MOZ + "/"})
+        await b.expect("host_hello")
+        assert (await e.recv("status"))["extension_origin"] == MOZ + "/"
+        offer = await b.expect("fast_link")
+        for other in (ORIGIN, "moz-extension://00000000-0000-0000-0000-000000000000"):
+            with pytest.raises(InvalidStatus):
+                await open_link(offer, other)
+        ws = await open_link(offer, MOZ)
+        await ws.close()
+    finally:
+        await stop(b)
+
+
+@pytest.mark.parametrize("origin", [ORIGIN + "/", ""])
+def test_only_a_host_firefox_started_takes_the_hellos_origin(origin):
+    """Chrome's argument is the origin, whatever a hello says; a host started by hand learns
+    none; and a hello's origin that is not exactly a Firefox extension's is not taken."""
+    host = Host(origin, FrameWriter(lambda _: None))
+    host.on_browser_frame(json.dumps({"type": "hello", "extension_version": "9",
+                                      "origin": MOZ + "/"}).encode())
+    assert host.origin == origin
+    firefox = Host("", FrameWriter(lambda _: None))
+    firefox.origin_from_hello = True
+    firefox.on_browser_frame(json.dumps({"type": "hello", "extension_version": "9",
+                                         "origin": "*"}).encode())
+    assert firefox.origin == ""

@@ -375,7 +375,7 @@ def test_extension_ids_are_added_and_remembered(tmp_path: Path) -> None:
 
 def test_no_browser_found_says_what_to_do(tmp_path: Path) -> None:
     plan, _, _ = install(make_env(tmp_path), no_clients=True)
-    assert "No Chromium-family browser found" in plan.problems[0]
+    assert "No supported browser (Chromium family or Firefox) found" in plan.problems[0]
     assert "--browser" in plan.problems[0] and "--user-data-dir" in plan.problems[0]
     plan, _, _ = install(make_env(tmp_path), browsers=["netscape"])
     assert "unknown browser 'netscape'" in plan.problems[0]

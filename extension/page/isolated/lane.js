@@ -32,7 +32,10 @@
     let ready = false;
     let closed = false;
     const root = document.documentElement;
-    if (!root) return { post: () => false, close: () => {} };
+    // The bridge hands the port to a service worker: Firefox runs our background as an event
+    // page, which would never take it (the frame would only sit in the page for GIVE_UP_MS).
+    const serviceWorker = chrome.runtime.getURL('').startsWith('chrome-extension:');
+    if (!root || !serviceWorker) return { post: () => false, close: () => {} };
     const chan = new MessageChannel();
     const id = nonce();
     const frame = document.createElement('iframe');

@@ -181,6 +181,8 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _main(args: argparse.Namespace, stopper: _Stopper) -> int:
+    if getattr(args, "browser", "chromium") == "firefox":
+        return _main_firefox(args, stopper)
     chromium = find_chromium(args.chromium)
     ext = extension_dir()
     profile = Path(tempfile.mkdtemp(prefix="webmcp-sidecar-demo-"))
@@ -225,3 +227,40 @@ def _stop_browser(browser: subprocess.Popen[bytes]) -> None:
         browser.wait()
     with contextlib.suppress(OSError):
         os.killpg(browser.pid, signal.SIGKILL)
+
+
+def _main_firefox(args: argparse.Namespace, stopper: _Stopper) -> int:
+    """Firefox ESR with our extension as a temporary add-on (demo/firefox.py). Firefox reads host
+    manifests from the home, so it gets a HOME of its own (the manifest, its profile), while its
+    host uses this user's socket, data and log dirs: this user's MCP clients see it, as with
+    Chromium."""
+    from webmcp_sidecar import paths
+    from webmcp_sidecar.demo.firefox import find_firefox
+
+    firefox = find_firefox(args.firefox)
+    home = Path(tempfile.mkdtemp(prefix="webmcp-sidecar-demo-"))
+    env = {**os.environ, "HOME": str(home), "WEBMCP_SIDECAR_SOCKET_DIR": str(paths.socket_dir()),
+           "WEBMCP_SIDECAR_DATA_DIR": str(paths.data_dir()),
+           "WEBMCP_SIDECAR_LOG_DIR": str(paths.log_dir())}
+    try:
+        install_into(home / ".mozilla" / "native-messaging-hosts", family="firefox")
+        with serve_site() as url:
+            _say(f"Demo site: {url}\nFirefox: {firefox} ({'headed' if args.headed else 'headless'}"
+                 f", the WebMCP Sidecar polyfill: Firefox has no WebMCP)\nExtension: "
+                 f"{extension_dir()} (a temporary add-on)\nProfile: {home / 'profile'}\n")
+            return anyio.run(_firefox_drive, args, stopper, firefox, env, home, url)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+async def _firefox_drive(args: argparse.Namespace, stopper: _Stopper, firefox: str,
+                         env: dict[str, str], home: Path, url: str) -> int:
+    from webmcp_sidecar.demo.firefox import launch
+
+    async with launch(home / "profile", env, extension_dir(), headless=not args.headed,
+                      firefox=firefox, urls=(url,)):
+        try:
+            return await stopper.drive(url, args.keep_open)
+        finally:
+            for sig in _STOP_SIGNALS:  # a second signal must not cut the cleaning short
+                signal.signal(sig, signal.SIG_IGN)

@@ -129,6 +129,11 @@ class HostLink:
             self.extension_connected = msg.extension_connected
             if self.welcome:
                 self.welcome.browser = msg.browser or self.welcome.browser
+                if msg.extension_origin and not self.welcome.extension_origin:
+                    # A Firefox host learns its origin from the hello: this entry came before.
+                    self.welcome.extension_origin = msg.extension_origin
+                    if self.direct is None:
+                        self._start_direct()
             self.pool.touch(self, [])
         elif isinstance(msg, m.SessionTabs):
             self.session_tabs = msg

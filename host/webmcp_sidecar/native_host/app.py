@@ -58,6 +58,8 @@ Handler = Callable[[dict[str, Any], bytes], None]
 class Host(EntrySide):
     def __init__(self, origin: str, to_browser: FrameWriter) -> None:
         self.origin = origin
+        # Started by Firefox: the origin comes with the first hello (native_host/launch.py).
+        self.origin_from_hello = False
         self.to_browser = to_browser
         self.sites: dict[str, list[m.Tool]] = {}
         self.notices: dict[str, str] = {}  # site -> what the extension cut of it
@@ -256,14 +258,19 @@ class Host(EntrySide):
             self.notices = dict(msg.notices)
             self.broadcast(payload if _kept_all(raw, msg) else _encode(msg))
         elif isinstance(msg, m.Hello):
-            self._on_hello(msg.extension_version, msg.browser, msg.protocol)
+            self._on_hello(msg.extension_version, msg.browser, msg.protocol, msg.origin)
         elif isinstance(msg, m.Ping):
             self.send_to_browser(dumps(m.Pong(id=msg.id).model_dump()))
         elif isinstance(msg, m.Log):
             log.log(logging.getLevelName(msg.level.upper()), "extension: %s", msg.message[:2000])
 
-    def _on_hello(self, extension_version: str, browser: str, protocol: int) -> None:
+    def _on_hello(self, extension_version: str, browser: str, protocol: int,
+                  origin: str = "") -> None:
         self.send_to_browser(dumps(first_answer.host_hello()))
+        if self.origin_from_hello and not self.origin:
+            from webmcp_sidecar.native_host.launch import moz_origin
+
+            self.origin = moz_origin(origin)
         if protocol != PROTOCOL_VERSION:
             self.mismatch = VERSION_MISMATCH.format(extension=protocol, host=PROTOCOL_VERSION)
             log.error("extension %s refused: %s", extension_version[:50], self.mismatch)
@@ -306,6 +313,7 @@ class Host(EntrySide):
             extension_connected=self.extension_connected,
             extension_version=self.extension_version,
             browser=self.browser,
+            extension_origin=self.origin,
         )
 
 

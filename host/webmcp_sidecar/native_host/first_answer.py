@@ -23,16 +23,19 @@ def plain_ping(raw: dict[str, Any]) -> str | None:
     return call_id if isinstance(call_id, str) else None
 
 
-def plain_hello(raw: dict[str, Any]) -> tuple[str, str, int] | None:
-    """`extension_version`, `browser`, `protocol` of a `hello` that `messages.Hello` takes
-    unchanged (two strings, one of them required, and an int that is no bool), else None."""
-    version, browser, protocol = (
+def plain_hello(raw: dict[str, Any]) -> tuple[str, str, int, str] | None:
+    """`extension_version`, `browser`, `protocol`, `origin` of a `hello` that `messages.Hello`
+    takes unchanged (three strings, one of them required, and an int that is no bool), else
+    None."""
+    version, browser, protocol, origin = (
         raw.get("extension_version"),
         raw.get("browser", ""),
         raw.get("protocol", 1),
+        raw.get("origin", ""),
     )
-    if isinstance(version, str) and isinstance(browser, str) and type(protocol) is int:
-        return version, browser, protocol
+    if (isinstance(version, str) and isinstance(browser, str) and type(protocol) is int
+            and isinstance(origin, str)):
+        return version, browser, protocol, origin
     return None
 
 

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from webmcp_sidecar import __version__
 from webmcp_sidecar.native_host.app import Host
+from webmcp_sidecar.native_host.launch import Launch
 from webmcp_sidecar.native_host.stdio import FrameReader, open_stdio
 from webmcp_sidecar.wire import localsock
 
@@ -27,10 +28,14 @@ Plugin = Callable[[Host], Closer | None]
 CLOSE_WITHIN_S = 20.0
 
 
-async def run(origin: str, plugins: Iterable[Plugin] = ()) -> int:
-    """Serve until the browser closes our stdin."""
+async def run(launch: Launch | str, plugins: Iterable[Plugin] = ()) -> int:
+    """Serve until the browser closes our stdin. `launch`: how the browser started us (a bare
+    string is Chrome's origin)."""
+    if isinstance(launch, str):
+        launch = Launch(origin=launch)
     reader, writer = await open_stdio()
-    host = Host(origin, writer)
+    host = Host(launch.origin, writer)
+    host.origin_from_hello = launch.origin_from_hello  # Firefox: see launch.py
     closers = [c for plugin in plugins if (c := plugin(host)) is not None]
     server: asyncio.AbstractServer | None = None
     endpoint: localsock.Endpoint | None = None
@@ -42,7 +47,8 @@ async def run(origin: str, plugins: Iterable[Plugin] = ()) -> int:
     else:
         host.token = endpoint.token
         log.info(
-            "host %s (v%s) for %s listening on %s", os.getpid(), __version__, origin, endpoint.path
+            "host %s (v%s) for %s listening on %s", os.getpid(), __version__, launch.describe(),
+            endpoint.path,
         )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -88,18 +94,18 @@ async def pump_browser(reader: FrameReader, host: Host) -> None:
     log.info("stdin closed: the browser disconnected")
 
 
-def main(origin: str, plugins: Iterable[Plugin] = ()) -> int:
+def main(launch: Launch, plugins: Iterable[Plugin] = ()) -> int:
     from webmcp_sidecar import logs
 
     logs.setup("host")
-    if not origin.startswith("chrome-extension://"):
+    if not launch.origin.startswith("chrome-extension://") and not launch.addon_id:
         print(
             "webmcp-sidecar host is started by the browser (it speaks native messaging on "
             "stdin/stdout). To check the setup, run: webmcp-sidecar doctor",
             file=sys.stderr,
         )
     try:
-        return asyncio.run(run(origin, plugins))
+        return asyncio.run(run(launch, plugins))
     except Exception:
         log.exception("host crashed")
         return 1

@@ -165,6 +165,9 @@ class Hello(_Model):
     extension_version: str
     browser: str = ""
     protocol: int = 1  # `PROTOCOL_VERSION`; the host answers `HostHello` and checks it
+    # The extension's own origin (`runtime.getURL("")`): the host Firefox started learns it here
+    # (native_host/launch.py); a host Chrome started has it from its argument and ignores this.
+    origin: str = ""
 
 
 class HostHello(_Model):
@@ -360,6 +363,8 @@ class Status(_Model):
     extension_connected: bool
     extension_version: str | None = None
     browser: str = ""
+    # As in `Welcome`: an entry that came before Firefox's hello learns it here.
+    extension_origin: str = ""
 
 
 ExtensionMessage = Annotated[

@@ -12,10 +12,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from webmcp_sidecar import EXTENSION_ID, HOST_NAME
+from webmcp_sidecar import EXTENSION_ID, GECKO_ID, HOST_NAME
 from webmcp_sidecar.setup.doctor.checks import EXITED, FORBIDDEN, NOT_FOUND, Check, DoctorOptions
 from webmcp_sidecar.setup.install import browsers as br
 from webmcp_sidecar.setup.install.engine import Context
+from webmcp_sidecar.setup.install.manifest import is_gecko_id
 
 
 def _install_fix(t: br.Target, extra: str = "") -> str:
@@ -71,14 +72,19 @@ def check_browsers(ctx: Context, opts: DoctorOptions) -> list[Check]:
         targets = _doctor_targets(ctx, opts)
     except KeyError as e:
         return [Check(id="browsers", status="fail", title="browser", detail=str(e.args[0]))]
+    if any(t.custom and t.browser.family == "firefox" for t in targets):
+        return [Check(id="browsers", status="fail", title="browser",
+                      detail=br.FIREFOX_NO_PROFILE_DIR)]
     return _check_targets(ctx, opts, targets) + _stale_profiles(ctx, opts)
 
 
 def _check_targets(ctx: Context, opts: DoctorOptions, targets: list[br.Target]) -> list[Check]:
     if not targets:
         return [Check(id="browsers", status="fail", title="Browsers",
-                      detail="no Chromium-family browser found for this user",
-                      fix="install Chrome, Chromium, Edge, Brave or Vivaldi, or name yours: "
+                      detail="no supported browser (Chromium family or Firefox) found for this "
+                             "user",
+                      fix="install Chrome, Chromium, Edge, Brave, Vivaldi or Firefox, or name "
+                          "yours: "
                           "webmcp-sidecar doctor --browser NAME / --user-data-dir DIR")]
     ids = list(dict.fromkeys([EXTENSION_ID, *ctx.state.extension_ids, *opts.extension_ids]))
     launched: dict[str, Check] = {}
@@ -121,7 +127,7 @@ def _check_target(ctx: Context, t: br.Target, ids: list[str], opts: DoctorOption
                                fix=f"make {manifest_path} readable, or {_install_fix(t)}")]
     checks.append(Check(id=f"{cid}:manifest", status="ok", title=f"{name}: manifest",
                         detail=str(manifest_path)))
-    m, problem = _parse_manifest(data)
+    m, problem = _parse_manifest(data, t.browser.family)
     if m is None:
         checks.append(Check(id=f"{cid}:json", status="fail", title=f"{name}: manifest content",
                             detail=f"{problem}: {NOT_FOUND}", fix=_install_fix(t)))
@@ -142,9 +148,10 @@ def _check_target(ctx: Context, t: br.Target, ids: list[str], opts: DoctorOption
         checks.append(Check(id=f"{cid}:starts", status="skip", title=f"{name}: host starts",
                             detail="not tried: the wrapper only works inside the sandbox"))
     else:
-        key = m["path"]
+        key = f'{m["path"]}\n{t.browser.family}'
         if key not in launched:
-            launched[key] = _check_launch(Path(key), opts.timeout)
+            launched[key] = _check_launch(Path(m["path"]), opts.timeout, t.browser.family,
+                                          manifest_path)
         c = launched[key].model_copy()
         c.id, c.title = f"{cid}:starts", f"{name}: host starts"
         if c.status == "fail":
@@ -153,7 +160,8 @@ def _check_target(ctx: Context, t: br.Target, ids: list[str], opts: DoctorOption
     return checks
 
 
-def _parse_manifest(data: bytes) -> tuple[dict[str, Any] | None, str]:
+def _parse_manifest(data: bytes, family: br.Family = "chromium"
+                    ) -> tuple[dict[str, Any] | None, str]:
     if data.startswith(b"\xef\xbb\xbf"):
         return None, "the manifest starts with a byte-order mark, which Chrome rejects"
     try:
@@ -168,17 +176,26 @@ def _parse_manifest(data: bytes) -> tuple[dict[str, Any] | None, str]:
         return None, "the manifest's type is not \"stdio\""
     if not isinstance(m.get("path"), str) or not m["path"]:
         return None, "the manifest has no path"
-    if not isinstance(m.get("allowed_origins"), list):
-        return None, "the manifest has no allowed_origins list"
+    allowed = "allowed_extensions" if family == "firefox" else "allowed_origins"
+    if not isinstance(m.get(allowed), list):
+        return None, f"the manifest has no {allowed} list"
     return m, ""
 
 
 def _check_origins(cid: str, name: str, m: dict[str, Any], ids: list[str],
                    t: br.Target) -> Check:
-    allowed = set(m["allowed_origins"])
-    missing = [i for i in ids if f"chrome-extension://{i}/" not in allowed]
+    if t.browser.family == "firefox":
+        # Firefox allows add-on ids: ours and the `--extension-id`s of Firefox's form.
+        ids = [GECKO_ID, *[i for i in ids if is_gecko_id(i) and i != GECKO_ID]]
+        allowed = set(m["allowed_extensions"])
+        missing = [i for i in ids if i not in allowed]
+    else:
+        ids = [i for i in ids if not is_gecko_id(i)]
+        allowed = set(m["allowed_origins"])
+        missing = [i for i in ids if f"chrome-extension://{i}/" not in allowed]
     if missing:
-        extra = "".join(f" --extension-id {i}" for i in missing if i != EXTENSION_ID)
+        extra = "".join(f" --extension-id {i}" for i in missing if i not in (EXTENSION_ID,
+                                                                             GECKO_ID))
         return Check(id=f"{cid}:origins", status="fail", title=f"{name}: allowed origins",
                      detail=f"extension id(s) {', '.join(missing)} not allowed: {FORBIDDEN}",
                      fix=_install_fix(t, extra))
@@ -243,13 +260,17 @@ def browser_env() -> dict[str, str]:
     return env
 
 
-def _check_launch(path: Path, timeout: float) -> Check:
-    """Start the host as Chrome does, ping it, close stdin: it must answer and exit 0."""
+def _check_launch(path: Path, timeout: float, family: br.Family = "chromium",
+                  manifest_path: Path | None = None) -> Check:
+    """Start the host as the browser does, ping it, close stdin: it must answer and exit 0."""
     from webmcp_sidecar.wire.codec import encode_frame, header
 
-    args = [str(path), f"chrome-extension://{EXTENSION_ID}/"]
-    if os.name == "nt":
-        args.append("--parent-window=0")
+    if family == "firefox":
+        args = [str(path), str(manifest_path or br.manifest_name()), GECKO_ID]
+    else:
+        args = [str(path), f"chrome-extension://{EXTENSION_ID}/"]
+        if os.name == "nt":
+            args.append("--parent-window=0")
     title = "host starts"
     t0 = time.perf_counter()
     try:

@@ -1,9 +1,16 @@
-"""Chromium-family browsers: where each one looks for native-messaging host manifests.
+"""Browsers and where each one looks for native-messaging host manifests.
 
-Linux/macOS: a `NativeMessagingHosts` dir inside the browser's user data dir (user level), or a
-fixed system dir. Windows: a registry key whose default value is the manifest's path; Chrome's
-channels share `Software\\Google\\Chrome`, Edge's share `Software\\Microsoft\\Edge`, and Brave and
-Vivaldi read Chrome's key.
+Chromium family: Linux/macOS, a `NativeMessagingHosts` dir inside the browser's user data dir
+(user level), or a fixed system dir. Windows: a registry key whose default value is the
+manifest's path; Chrome's channels share `Software\\Google\\Chrome`, Edge's share
+`Software\\Microsoft\\Edge`, and Brave and Vivaldi read Chrome's key.
+
+Firefox (release, ESR, beta, nightly alike): one dir per user, not per profile: Linux
+`~/.mozilla/native-messaging-hosts` (system: `/usr/lib/mozilla/...`, `/usr/lib64/mozilla/...`),
+macOS `~/Library/Application Support/Mozilla/NativeMessagingHosts` (system: `/Library/
+Application Support/Mozilla/NativeMessagingHosts`), Windows the key `Software\\Mozilla\\
+NativeMessagingHosts\\<name>` (HKCU, then HKLM). Its manifest names add-on ids
+(`allowed_extensions`) where Chrome's names origins (`allowed_origins`).
 """
 
 from __future__ import annotations
@@ -18,8 +25,10 @@ from webmcp_sidecar.setup.install.osenv import OsEnv, OsName
 CHROME_KEY = r"Software\Google\Chrome\NativeMessagingHosts"
 CHROMIUM_KEY = r"Software\Chromium\NativeMessagingHosts"
 EDGE_KEY = r"Software\Microsoft\Edge\NativeMessagingHosts"
+MOZILLA_KEY = r"Software\Mozilla\NativeMessagingHosts"
 
 Sandbox = Literal["snap", "flatpak"]
+Family = Literal["chromium", "firefox"]
 
 
 @dataclass(frozen=True)
@@ -36,12 +45,20 @@ class Browser:
     sandbox: Sandbox | None = None
     flatpak_id: str = ""
     extensions_page: str = "chrome://extensions"
+    family: Family = "chromium"
+    # Where the user-level manifest dir is, when not `<user dir>/NativeMessagingHosts`.
+    nm_dir: dict[OsName, str] = field(default_factory=dict)
 
     def supports(self, os_name: OsName) -> bool:
         return os_name in self.user_dir
 
     def user_data_dir(self, env: OsEnv) -> Path:
         return env.expand(self.user_dir[env.os])
+
+    def user_manifest_dir(self, env: OsEnv) -> Path:
+        if env.os in self.nm_dir:
+            return env.expand(self.nm_dir[env.os])
+        return self.user_data_dir(env) / "NativeMessagingHosts"
 
     def detected(self, env: OsEnv) -> bool:
         if not self.supports(env.os):
@@ -183,6 +200,29 @@ BROWSERS: tuple[Browser, ...] = (
                      "BraveSoftware/Brave-Browser", "brave://extensions"),
     _vivaldi("vivaldi", "Vivaldi", "vivaldi", "Vivaldi"),
     _vivaldi("vivaldi-snapshot", "Vivaldi Snapshot", "vivaldi-snapshot", "Vivaldi Snapshot"),
+    Browser(
+        "firefox", "Firefox",
+        # The profiles' dir (detection; Firefox 147+ makes new ones under XDG_CONFIG_HOME, but
+        # still reads host manifests from ~/.mozilla alone, as measured on 153 ESR).
+        user_dir={"linux": "{home}/.mozilla/firefox", "darwin": "{appsupport}/Firefox",
+                  "win32": "{appdata}/Mozilla/Firefox"},
+        nm_dir={"linux": "{home}/.mozilla/native-messaging-hosts",
+                "darwin": "{appsupport}/Mozilla/NativeMessagingHosts"},
+        system_dirs={"linux": ("/usr/lib/mozilla/native-messaging-hosts",
+                               "/usr/lib64/mozilla/native-messaging-hosts"),
+                     "darwin": ("/Library/Application Support/Mozilla/NativeMessagingHosts",)},
+        reg_key=MOZILLA_KEY,
+        probes={"linux": ("/usr/bin/firefox", "/usr/bin/firefox-esr", "/usr/lib/firefox/firefox",
+                          "/usr/lib/firefox-esr/firefox-esr", "/snap/bin/firefox",
+                          "{config}/mozilla/firefox"),
+                "darwin": (*_mac_apps("Firefox"), *_mac_apps("Firefox Nightly"),
+                           *_mac_apps("Firefox Developer Edition")),
+                "win32": ("{programfiles}/Mozilla Firefox/firefox.exe",
+                          "{programfilesx86}/Mozilla Firefox/firefox.exe",
+                          "{localappdata}/Mozilla Firefox/firefox.exe")},
+        extensions_page="about:debugging#/runtime/this-firefox",
+        family="firefox",
+    ),
 )
 
 ALIASES = {
@@ -190,6 +230,7 @@ ALIASES = {
     "google-chrome-beta": "chrome-beta", "chrome-unstable": "chrome-dev",
     "google-chrome-unstable": "chrome-dev", "chromium-browser": "chromium",
     "msedge": "edge", "microsoft-edge": "edge", "brave-browser": "brave",
+    "firefox-esr": "firefox", "mozilla-firefox": "firefox",
 }
 
 
@@ -232,7 +273,7 @@ def targets(browser: Browser, env: OsEnv, system: bool = False) -> list[Target]:
         hive = "HKLM" if system else "HKCU"
         base = env.programdata / "webmcp-sidecar" if system else env.data_dir
         # One manifest per registry key: the channels sharing a key share the file too.
-        slug = "-".join(browser.reg_key.split("\\")[1:-1])  # Google-Chrome, Microsoft-Edge
+        slug = "-".join(browser.reg_key.split("\\")[1:-1])  # Google-Chrome, Microsoft-Edge, Mozilla
         path = base / "NativeMessagingHosts" / slug / manifest_name()
         return [Target(browser, path, (hive, f"{browser.reg_key}\\{HOST_NAME}"))]
     if system:
@@ -240,7 +281,12 @@ def targets(browser: Browser, env: OsEnv, system: bool = False) -> list[Target]:
                 for d in browser.system_dirs.get(env.os, ())]
     if not browser.supports(env.os):
         return []
-    return [Target(browser, browser.user_data_dir(env) / "NativeMessagingHosts" / manifest_name())]
+    return [Target(browser, browser.user_manifest_dir(env) / manifest_name())]
+
+
+FIREFOX_NO_PROFILE_DIR = (
+    "Firefox reads host manifests from your home (~/.mozilla/native-messaging-hosts), not from "
+    "a profile: leave out --user-data-dir (give a test or demo Firefox a HOME of its own).")
 
 
 def custom_target(browser: Browser, user_data_dir: Path, env: OsEnv) -> Target:

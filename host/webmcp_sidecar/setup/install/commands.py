@@ -25,8 +25,8 @@ def _names(values: list[str]) -> list[str]:
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     inst = sub.add_parser(
         "install", help="register the host with your browsers and MCP clients",
-        description="Register the native host for every detected Chromium-family browser and "
-        "add our MCP server to every detected MCP client (merging, with a backup).",
+        description="Register the native host for every detected browser (Chromium family, "
+        "Firefox) and add our MCP server to every detected MCP client (merging, with a backup).",
     )
     _browser_args(inst)
     inst.add_argument("--clients", action="append", metavar="LIST",
@@ -55,7 +55,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 def _browser_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--browser", action="append", default=[], metavar="NAME",
                    help="only this browser (chrome, chrome-beta, chrome-dev, chrome-canary, "
-                        "chromium, edge, brave, vivaldi...); repeat or comma-separate")
+                        "chromium, edge, brave, vivaldi, firefox...); repeat or comma-separate")
     p.add_argument("--user-data-dir", type=Path, metavar="DIR",
                    help="a custom browser profile dir (writes DIR/NativeMessagingHosts)")
     p.add_argument("--extension-id", action="append", default=[], metavar="ID",
@@ -197,16 +197,23 @@ def _print_next(plan: Plan, dry_run: bool) -> None:
     from webmcp_sidecar import EXTENSION_ID
     from webmcp_sidecar.setup.install.manifest import extension_dir
 
-    pages = sorted({b.extensions_page for b in plan.browsers}) or ["chrome://extensions"]
+    chromium = [b for b in plan.browsers if b.family == "chromium"]
+    firefox = [b for b in plan.browsers if b.family == "firefox"]
+    pages = sorted({b.extensions_page for b in chromium}) or ["chrome://extensions"]
     ext = extension_dir()
     where = str(ext) if ext else "the extension folder of your WebMCP Sidecar download"
     print("\nNext:")
     n = 1
-    if plan.browsers:
+    if chromium:
         print(f"  {n}. Load the extension: open {' / '.join(pages)}, turn on Developer mode, "
               f"click 'Load unpacked' and choose\n       {where}\n     (its id is "
               f"{EXTENSION_ID}; it starts and connects to the host by itself). Already loaded? "
               "Reload it there.")
+        n += 1
+    if firefox:
+        print(f"  {n}. Firefox: open about:debugging#/runtime/this-firefox, click 'Load Temporary "
+              f"Add-on...' and choose manifest.json in\n       {where}\n     (a temporary "
+              "add-on stays until Firefox quits: load it again after a restart).")
         n += 1
     if plan.written_clients:
         changed = "this would change" if dry_run else "we changed"

@@ -6,26 +6,42 @@ import json
 import stat
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from webmcp_sidecar import EXTENSION_ID, HOST_NAME
+from webmcp_sidecar import EXTENSION_ID, GECKO_ID, HOST_NAME
 from webmcp_sidecar.paths import data_dir
 from webmcp_sidecar.setup.install import fsops
 from webmcp_sidecar.setup.install.osenv import OsName, current_os
 
+if TYPE_CHECKING:
+    from webmcp_sidecar.setup.install.browsers import Family
+
 EXE_NAME = "webmcp-sidecar"
 
 
-def manifest(host_path: Path, extension_ids: list[str] | None = None) -> dict[str, Any]:
-    ids = [EXTENSION_ID, *[i for i in dict.fromkeys(extension_ids or []) if i != EXTENSION_ID]]
-    return {
+def is_gecko_id(extension_id: str) -> bool:
+    """Firefox names add-ons `name@domain` or `{GUID}`; Chromium ids are 32 letters a-p."""
+    return "@" in extension_id or extension_id.startswith("{")
+
+
+def manifest(host_path: Path, extension_ids: list[str] | None = None,
+             family: Family = "chromium") -> dict[str, Any]:
+    """Our host manifest for a browser `family`. `extension_ids`: more ids to allow besides ours
+    (each goes to the family its form belongs to)."""
+    extra = [i for i in dict.fromkeys(extension_ids or [])
+             if i not in (EXTENSION_ID, GECKO_ID) and is_gecko_id(i) == (family == "firefox")]
+    data: dict[str, Any] = {
         "name": HOST_NAME,
         "description": "WebMCP Sidecar native host: bridges the browser's WebMCP tools to MCP "
         "clients.",
         "path": str(host_path),
         "type": "stdio",
-        "allowed_origins": [f"chrome-extension://{i}/" for i in ids],
     }
+    if family == "firefox":
+        data["allowed_extensions"] = [GECKO_ID, *extra]
+    else:
+        data["allowed_origins"] = [f"chrome-extension://{i}/" for i in [EXTENSION_ID, *extra]]
+    return data
 
 
 def manifest_bytes(data: dict[str, Any]) -> bytes:
@@ -62,8 +78,8 @@ def launcher_spec(directory: Path, os_name: OsName | None = None,
     python = python or python_executable()
     pkg_root = Path(__file__).resolve().parents[2]
     if os_name == "win32":
-        # Chrome starts hosts through cmd.exe with `<origin> --parent-window=N`: pass both on;
-        # the CLI recognises host mode by the origin.
+        # Chrome starts hosts through cmd.exe with `<origin> --parent-window=N`, Firefox with
+        # `<manifest path> <add-on id>`: pass all on; the CLI recognises both.
         text = (
             "@echo off\r\n"
             "rem Started by the browser for native messaging; written by webmcp-sidecar install.\r\n"
@@ -119,9 +135,11 @@ def _write_if_changed(path: Path, data: bytes) -> bool:
     return True
 
 
-def install_into(nm_dir: Path, extension_ids: list[str] | None = None) -> Path:
-    """Write our manifest into one `NativeMessagingHosts` directory; return its path."""
+def install_into(nm_dir: Path, extension_ids: list[str] | None = None,
+                 family: Family = "chromium") -> Path:
+    """Write our manifest into one `NativeMessagingHosts` directory (Firefox's
+    `native-messaging-hosts`); return its path."""
     nm_dir.mkdir(parents=True, exist_ok=True)
     target = nm_dir / f"{HOST_NAME}.json"
-    _write_if_changed(target, manifest_bytes(manifest(write_launcher(), extension_ids)))
+    _write_if_changed(target, manifest_bytes(manifest(write_launcher(), extension_ids, family)))
     return target

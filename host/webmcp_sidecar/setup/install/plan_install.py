@@ -57,6 +57,9 @@ def _targets(ctx: Context, opts: InstallOptions, plan: Plan) -> list[br.Target]:
         return []
     if opts.user_data_dir is not None:
         browser = chosen[0] if chosen else br.by_key("chromium")
+        if browser.family == "firefox":
+            plan.problems.append(br.FIREFOX_NO_PROFILE_DIR)
+            return []
         plan.browsers = [browser]
         return [br.custom_target(browser, opts.user_data_dir, env)]
     if not chosen:
@@ -65,9 +68,9 @@ def _targets(ctx: Context, opts: InstallOptions, plan: Plan) -> list[br.Target]:
             chosen = [b for b in chosen if env.os == "win32" or b.system_dirs.get(env.os)]
         if not chosen:
             plan.problems.append(
-                "No Chromium-family browser found for this user. Install or start one first, "
-                "or name it: --browser chrome (or chromium, edge, brave, vivaldi...), or "
-                "point at a profile: --user-data-dir DIR."
+                "No supported browser (Chromium family or Firefox) found for this user. Install "
+                "or start one first, or name it: --browser chrome (or chromium, edge, brave, "
+                "vivaldi, firefox...), or point at a profile: --user-data-dir DIR."
             )
     plan.browsers = chosen
     found = [t for b in chosen for t in br.targets(b, env, opts.system)]
@@ -116,7 +119,7 @@ def plan_install(ctx: Context, opts: InstallOptions) -> Plan:
             plan.notes.append(f"{t.browser.name}: snap confinement may refuse to start hosts "
                               "outside the snap; if `webmcp-sidecar doctor` or the extension "
                               "says 'Native host has exited', use a non-snap build.")
-        data = manifest_bytes(manifest(path_for_browser, ids))
+        data = manifest_bytes(manifest(path_for_browser, ids, t.browser.family))
         _write_file_step(ctx, plan, "browsers", t.manifest, data, f"host manifest for {t.label}")
         if t.reg is not None:
             _reg_step(ctx, plan, t)

@@ -1,0 +1,35 @@
+// What each browser can do. Firefox has no chrome.debugger: the browser tools that act through
+// it (trusted input, screenshots, file upload) and skills' `trusted` steps answer so, plainly,
+// before anything is done in the page. Everything else (page tools, snapshots, page text, the
+// in-page tools, tabs, skills' other steps) works there. Pure: no chrome.* here.
+
+/** Browser tools (`browser_call.tool`) that need chrome.debugger. */
+export const DEBUGGER_TOOLS = Object.freeze(['click', 'type', 'press_key', 'hover', 'upload_file', 'screenshot']);
+
+/**
+ * The browser's name for messages: "Firefox" in Firefox, else "this browser".
+ * @param {string} label lib/browser.js browserLabel()
+ */
+export function browserName(label) {
+  return /^Firefox\b/.test(label || '') ? 'Firefox' : 'this browser';
+}
+
+/**
+ * Why `what` cannot run here (no chrome.debugger), in plain words.
+ * @param {string} what e.g. "browser_click", "the skill's trusted step 2"
+ * @param {string} browser browserName()
+ */
+export function noDebuggerText(what, browser) {
+  return `${what} is not available in ${browser}: it needs chrome.debugger (real mouse and keyboard input, ` +
+    `screenshots, file upload), which ${browser} does not give extensions. What works there: the pages' own tools ` +
+    '(WebMCP), browser_snapshot, browser_page_text, browser_select_option, browser_scroll, browser_wait_for, ' +
+    'the tab tools, and skills without trusted steps.';
+}
+
+/**
+ * The refusal for a browser tool call, or null when it can run.
+ * @param {string} tool `browser_call.tool` @param {boolean} hasDebugger @param {string} browser browserName()
+ */
+export function toolUnavailable(tool, hasDebugger, browser) {
+  return !hasDebugger && DEBUGGER_TOOLS.includes(tool) ? noDebuggerText(`browser_${tool}`, browser) : null;
+}
