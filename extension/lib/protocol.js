@@ -3,7 +3,7 @@
 // whatever the extension sends must validate against them.
 
 // The constants are written once, in host/webmcp_sidecar/wire/constants.py, and generated into
-// lib/generated/protocol.js (`python -m webmcp_sidecar.wire.gen_js`); this module re-exports them
+// lib/generated/protocol.js (`python -m webmcp_sidecar.gen_js`); this module re-exports them
 // under the names the extension uses, with the message shapes below.
 export {
   PROTOCOL_VERSION, HOST_NAME, PAGE_PORT_NAME, PANEL_PORT_NAME, PANEL_SESSION, DEFAULT_TIMEOUT_MS,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from webmcp_sidecar.native_host import first_answer
 from webmcp_sidecar.native_host.entries import EntryConn, EntrySide, short_error
-from webmcp_sidecar.native_host.fast_link import FastLink, links_enabled
+from webmcp_sidecar.native_host.fast_link import links_enabled
 from webmcp_sidecar.native_host.stdio import FrameWriter
 from webmcp_sidecar.wire.adrift import Adrift
 from webmcp_sidecar.wire.codec import (
@@ -30,6 +30,7 @@ from webmcp_sidecar.wire.codec import (
     split_message,
 )
 from webmcp_sidecar.wire.constants import PROTOCOL_VERSION, VERSION_MISMATCH
+from webmcp_sidecar.wire.link_server import LinkServer
 from webmcp_sidecar.wire.pending import PendingRequests
 
 # The fast link is offered again after a drop this many times at most, then the native port
@@ -76,7 +77,7 @@ class Host(EntrySide):
         self.token = ""  # set when the link is loopback TCP (Windows)
         # The fast link (fast_link.py), made at the first good hello; the ids of the calls sent
         # over it, whose cancels must take the same way; how often it dropped.
-        self.fast: FastLink | None = None
+        self.fast: LinkServer | None = None
         self.fast_calls: set[str] = set()
         self._fast_drops = 0
         self._fast_start: asyncio.Task[None] | None = None
@@ -114,21 +115,26 @@ class Host(EntrySide):
         if not links_enabled() or self._fast_drops > MAX_FAST_LINK_DROPS:
             return
         if self.fast is None:
-            self.fast = FastLink(self.origin, self._on_link_frame, self._fast_link_dropped)
-            self.fast.on_unanswered = self._fast_link_unanswered
+            self.fast = LinkServer(
+                self.origin,
+                self._on_link_frame,
+                self._fast_link_dropped,
+                "fast link",
+                self._fast_link_unanswered,
+            )
             self._fast_start = asyncio.get_running_loop().create_task(self._start_fast_link())
         elif self.fast.port is not None and not self.fast.is_open:
-            self.send_to_browser(dumps(self.fast.offer()))
+            self.send_to_browser(dumps({"type": "fast_link", **self.fast.offer()}))
 
     async def _start_fast_link(self) -> None:
         assert self.fast is not None
         if await self.fast.start() is not None and self.extension_connected:
-            self.send_to_browser(dumps(self.fast.offer()))
+            self.send_to_browser(dumps({"type": "fast_link", **self.fast.offer()}))
 
     def _fast_link_unanswered(self) -> None:
-        """The worker did not open an offer in time (fast_link.OFFER_WAIT): a new one."""
+        """The worker did not open an offer in time (link_server.OFFER_WAIT): a new one."""
         if self.fast is not None and self.extension_connected:
-            self.send_to_browser(dumps(self.fast.offer()))
+            self.send_to_browser(dumps({"type": "fast_link", **self.fast.offer()}))
 
     def _fast_link_dropped(self) -> None:
         """Results may have been lost on the link: every call still out is cancelled in the

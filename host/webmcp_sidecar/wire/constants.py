@@ -1,7 +1,7 @@
 """Everything the extension shares with the host, written once.
 
 The Python code imports these; the extension gets them from files made by
-`python -m webmcp_sidecar.wire.gen_js` (extension/lib/generated/protocol.js, and classic scripts
+`python -m webmcp_sidecar.gen_js` (extension/lib/generated/protocol.js, and classic scripts
 for the content scripts, which cannot import modules). The generated files are committed (the
 extension needs no build) and tests/unit/test_generated.py fails when one is stale.
 
