@@ -58,7 +58,15 @@ SCALARS = (
     "MAX_TIMEOUT_MS",
     "MAX_BROWSER_TIMEOUT_MS",
     "DEFAULT_MAX_BYTES",
+    "RESULT_PART_CHARS",
     "VERSION_MISMATCH",
+    "TIMEOUT_TEXT",
+    "CALL_ID_SEP",
+    "CALLER_AGENT",
+    "CALLER_INSPECTOR",
+    "CALLER_CHAT",
+    "CALLER_SERVER",
+    "CONN_ID_PREFIX",
 )
 LISTS = ("TOOL_SOURCES", "ERROR_CODES", "PANEL_TYPES", "AGENT_TYPES")
 
@@ -68,6 +76,15 @@ MAIN = "extension/page/main/generated-constants.js"
 DOC = "docs/ARCHITECTURE.md"
 DOC_BEGIN = f"<!-- messages: made from wire/messages.py and agent/panel_messages.py by `{COMMAND}` -->"
 DOC_END = "<!-- messages: end -->"
+# wire/constants.py `timeout_text` in JS, written into both the module and the isolated world's
+# classic script (which cannot import it), so the words and the seconds' format are one.
+TIMEOUT_JS = (
+    "function timeoutText(who, ms) {\n"
+    "  const s = ms / 1000;\n"
+    "  const seconds = Number.isInteger(s) ? String(s) : s.toFixed(1);\n"
+    "  return TIMEOUT_TEXT.replace('{who}', who).replace('{seconds}', seconds);\n"
+    "}\n"
+)
 
 
 def js(value: Any) -> str:
@@ -123,6 +140,9 @@ def module_js() -> str:
     for name in LIMITS:
         out.append(f"export const {name} = {js(getattr(c, name))};")
     out.append("")
+    out.append(f"export const CONN_ID_RE = {js_regex(c.CONN_ID_PATTERN)};")
+    out.append("/** wire/constants.py `timeout_text`. @param {string} who @param {number} ms */")
+    out.append("export " + TIMEOUT_JS)
     out.append("/** WebMCP's rule for tool names. */")
     out.append(f"export const TOOL_NAME_RE = {js_regex(c.TOOL_NAME_PATTERN)};")
     out.append("/** What looks secret (servers/redact.py; lib/secret-text.js). */")
@@ -159,7 +179,10 @@ def isolated_js() -> str:
         "(() => {\n"
         "  'use strict';\n\n"
         "  const ns = /** @type {any} */ (globalThis).webmcpSidecar ??= {};\n"
-        f"  ns.limits = Object.freeze({{\n{limits},\n  }});\n"
+        f"  const TIMEOUT_TEXT = {js(c.TIMEOUT_TEXT)};\n"
+        "  /** @param {string} who @param {number} ms @returns {string} */\n"
+        + "".join("  " + line + "\n" for line in TIMEOUT_JS.splitlines())
+        + f"  ns.limits = Object.freeze({{\n{limits},\n  }});\n"
         "  ns.protocol = Object.freeze({\n"
         f"    TOOL_NAME_RE: {js_regex(c.TOOL_NAME_PATTERN)},\n"
         f"    PAGE_PORT_NAME: {js(c.PAGE_PORT_NAME)},\n"
@@ -167,6 +190,7 @@ def isolated_js() -> str:
         f"    DEFAULT_MAX_BYTES: {js(c.DEFAULT_MAX_BYTES)},\n"
         f"    RESULT_PART_CHARS: {js(c.RESULT_PART_CHARS)},\n"
         f"    ERROR_CODES: Object.freeze({js(list(c.ERROR_CODES))}),\n"
+        "    timeoutText,\n"
         "  });\n"
         "})();\n"
     )

@@ -21,7 +21,7 @@ class Port {
   take() { const s = this.sent; this.sent = []; return s; }
 }
 
-globalThis.chrome = { runtime: { id: 'ext', onConnect: new Event(), lastError: undefined } };
+globalThis.chrome = { runtime: { id: 'ext', getURL: (p) => `chrome-extension://ext/${p}`, onConnect: new Event(), lastError: undefined } };
 const { createPanelBridge, PANEL_PORT_NAME } = await import('../../extension/background/panel-bridge.js');
 const { createRoutes } = await import('../../extension/background/routes.js');
 

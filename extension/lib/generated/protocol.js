@@ -22,7 +22,15 @@ export const DEFAULT_TIMEOUT_MS = 60000;
 export const MAX_TIMEOUT_MS = 86400000;
 export const MAX_BROWSER_TIMEOUT_MS = 600000;
 export const DEFAULT_MAX_BYTES = 16777216;
+export const RESULT_PART_CHARS = 65536;
 export const VERSION_MISMATCH = "The extension (protocol {extension}) and the host (protocol {host}) don't match: update/reinstall the host with `webmcp-sidecar install` or update the extension.";
+export const TIMEOUT_TEXT = "{who} did not answer within {seconds} s.";
+export const CALL_ID_SEP = ".";
+export const CALLER_AGENT = "h";
+export const CALLER_INSPECTOR = "p";
+export const CALLER_CHAT = "c";
+export const CALLER_SERVER = "s";
+export const CONN_ID_PREFIX = "c";
 
 /** What a page may put into the chain (see wire/constants.py for each). */
 export const MAX_SCHEMA_DEPTH = 32;
@@ -35,6 +43,14 @@ export const MAX_TITLE = 256;
 export const SITE_UPDATE_BURST = 64;
 export const SITE_UPDATE_INTERVAL_MS = 25;
 export const SITE_UPDATE_TOKEN_CHARS = 16384;
+
+export const CONN_ID_RE = /^c[0-9]{1,12}$/;
+/** wire/constants.py `timeout_text`. @param {string} who @param {number} ms */
+export function timeoutText(who, ms) {
+  const s = ms / 1000;
+  const seconds = Number.isInteger(s) ? String(s) : s.toFixed(1);
+  return TIMEOUT_TEXT.replace('{who}', who).replace('{seconds}', seconds);
+}
 
 /** WebMCP's rule for tool names. */
 export const TOOL_NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -7,6 +7,13 @@
   'use strict';
 
   const ns = /** @type {any} */ (globalThis).webmcpSidecar ??= {};
+  const TIMEOUT_TEXT = "{who} did not answer within {seconds} s.";
+  /** @param {string} who @param {number} ms @returns {string} */
+  function timeoutText(who, ms) {
+    const s = ms / 1000;
+    const seconds = Number.isInteger(s) ? String(s) : s.toFixed(1);
+    return TIMEOUT_TEXT.replace('{who}', who).replace('{seconds}', seconds);
+  }
   ns.limits = Object.freeze({
     MAX_SCHEMA_DEPTH: 32,
     MAX_SCHEMA_BYTES: 65536,
@@ -26,5 +33,6 @@
     DEFAULT_MAX_BYTES: 16777216,
     RESULT_PART_CHARS: 65536,
     ERROR_CODES: Object.freeze(["no_extension", "no_tab", "not_found", "invalid_args", "page_error", "timeout", "cancelled", "too_large", "tab_closed", "bad_request", "internal"]),
+    timeoutText,
   });
 })();

@@ -29,7 +29,7 @@ from webmcp_sidecar.wire.codec import (
     parse_payload,
     split_message,
 )
-from webmcp_sidecar.wire.constants import PROTOCOL_VERSION, VERSION_MISMATCH
+from webmcp_sidecar.wire.constants import CALL_ID_SEP, CALLER_AGENT, PROTOCOL_VERSION, VERSION_MISMATCH
 from webmcp_sidecar.wire.link_server import LinkServer
 from webmcp_sidecar.wire.pending import PendingRequests
 
@@ -291,7 +291,7 @@ class Host(EntrySide):
 
         Fills in the id, waits for the result; cancelling the wait cancels the page's work.
         """
-        call_id = message["id"] = self.own_pending.open(prefix="h.")
+        call_id = message["id"] = self.own_pending.open(prefix=CALLER_AGENT + CALL_ID_SEP)
         if message.get("type") == "call":
             self.send_call(dumps(message), call_id)
         else:

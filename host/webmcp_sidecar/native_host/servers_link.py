@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from webmcp_sidecar.wire.codec import dumps
-from webmcp_sidecar.wire.constants import SERVERS_PANEL_TYPES
+from webmcp_sidecar.wire.constants import CALL_ID_SEP, CALLER_SERVER, SERVERS_PANEL_TYPES
 
 if TYPE_CHECKING:
     from webmcp_sidecar.agent import panel_messages as pm
@@ -129,7 +129,7 @@ class ServersLink:
         """One call of a server's tool, recorded in the operation log with its caller."""
         from webmcp_sidecar.agent import panel_messages as pm
 
-        call_id = f"s.{next(self._seq)}"
+        call_id = f"{CALLER_SERVER}{CALL_ID_SEP}{next(self._seq)}"
         self._send(
             pm.AgentServerCall(id=call_id, phase="start", caller=caller, server=server, tool=tool, args=args)
         )
