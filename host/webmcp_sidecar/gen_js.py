@@ -275,11 +275,38 @@ def message_tables() -> str:
     return "\n".join(out)
 
 
-def doc_with_tables(doc: str) -> str:
-    start, end = doc.find(DOC_BEGIN), doc.find(DOC_END)
+ROUTES_BEGIN = f"<!-- host routes: made from native_host/app.py and host_parts.py by `{COMMAND}` -->"
+ROUTES_END = "<!-- host routes: end -->"
+
+
+def host_routes() -> str:
+    """The host's routes table: each browser message type and what handles it (`Host.ROUTES`,
+    the plugins' `HANDLES`), types with the same handler in one row."""
+    from webmcp_sidecar.host_parts import PLUGINS
+    from webmcp_sidecar.native_host.app import Host
+
+    rows: dict[str, list[str]] = {}
+    owners: list[tuple[type, dict[str, str]]] = [(Host, Host.ROUTES)]
+    owners += [(plugin, plugin.HANDLES) for plugin in PLUGINS]
+    for owner, table in owners:
+        where = owner.__module__.removeprefix("webmcp_sidecar.").replace(".", "/") + ".py"
+        for kind, method in table.items():
+            rows.setdefault(f"`{owner.__name__}.{method}` (`{where}`)", []).append(kind)
+    lines = ["| message | handled by |", "|---|---|"]
+    lines += [f"| {', '.join(f'`{k}`' for k in kinds)} | {by} |" for by, kinds in rows.items()]
+    return "\n".join(lines)
+
+
+def _section(doc: str, begin: str, end_mark: str, body: str) -> str:
+    start, end = doc.find(begin), doc.find(end_mark)
     if start < 0 or end < start:
-        raise SystemExit(f"{DOC} has no {DOC_BEGIN} ... {DOC_END} section")
-    return f"{doc[: start + len(DOC_BEGIN)]}\n{message_tables()}\n{doc[end:]}"
+        raise SystemExit(f"{DOC} has no {begin} ... {end_mark} section")
+    return f"{doc[: start + len(begin)]}\n{body}\n{doc[end:]}"
+
+
+def doc_with_tables(doc: str) -> str:
+    doc = _section(doc, DOC_BEGIN, DOC_END, message_tables())
+    return _section(doc, ROUTES_BEGIN, ROUTES_END, host_routes())
 
 
 SUFFIXES = "extension/lib/generated/public-suffixes.js"

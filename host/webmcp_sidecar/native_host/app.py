@@ -13,12 +13,12 @@ import itertools
 import logging
 import os
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from webmcp_sidecar.native_host import first_answer
 from webmcp_sidecar.native_host.entries import EntryConn, EntrySide, short_error
 from webmcp_sidecar.native_host.fast_link import links_enabled
+from webmcp_sidecar.native_host.plugins import Handler, Plugin
 from webmcp_sidecar.native_host.stdio import FrameWriter
 from webmcp_sidecar.wire.adrift import Adrift
 from webmcp_sidecar.wire.codec import (
@@ -48,12 +48,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Messages from the browser addressed to one entry session (by its `session` = conn id).
-TO_SESSION = frozenset({"session_tabs"})
-
-# A handler for browser messages of one type that the host itself acts on (e.g. the side
-# panel's agent): gets the decoded message and its frame bytes.
-Handler = Callable[[dict[str, Any], bytes], None]
 
 
 class Host(EntrySide):
@@ -69,7 +63,7 @@ class Host(EntrySide):
         self.conns: dict[str, EntryConn] = {}
         self.pending: dict[str, EntryConn] = {}  # call id -> the entry that made it
         self.own_pending: PendingRequests[dict[str, Any]] = PendingRequests()  # the host's own calls
-        self.handlers: dict[str, Handler] = {}  # browser message type -> plugin handler
+        self.routes: dict[str, Handler] = {k: getattr(self, v) for k, v in self.ROUTES.items()}
         self._conn_ids = itertools.count(1)
         self._chunk_ids = itertools.count(1)
         self._chunks = Reassembler()
@@ -171,20 +165,32 @@ class Host(EntrySide):
                 return
         self.on_browser_frame(payload)
 
+    # The browser's messages: type -> the Host's method for them; the plugins add theirs
+    # (`add`). docs/ARCHITECTURE.md's "Routes in the host" is made from this and the plugins'
+    # HANDLES by `python -m webmcp_sidecar.gen_js`. Before it, two pre-filters on the hot path:
+    # `result_by_head` (a result routed by the id at its head, unparsed) and `_on_chunk` (a long
+    # result's pieces checked by hand, not by the model).
+    ROUTES: ClassVar[dict[str, str]] = {
+        "result": "_on_result",
+        "chunk": "_on_chunk",
+        "session_tabs": "_to_session",
+        "hello": "_on_hello_message",
+        "ping": "_on_ping",
+        "site_tools": "_on_site_tools",
+        "registry": "_on_registry",
+        "log": "_on_log",
+    }
+
+    def add(self, plugin: Plugin) -> None:
+        """A plugin's message types routed to it; a type routed twice is a mistake of ours."""
+        for kind, method in plugin.HANDLES.items():
+            if kind in self.routes:
+                raise ValueError(f"browser message type {kind!r} is routed twice")
+            self.routes[kind] = getattr(plugin, method)
+
     def on_browser_frame(self, payload: bytes) -> None:
-        # Hot path: a result is routed by the id at its head, without parsing the whole frame
-        # (the worker writes `type` and `id` first; anything else takes the full parse).
-        if payload.startswith(_RESULT_HEAD):
-            end = payload.find(b'"', len(_RESULT_HEAD))
-            call_id = payload[len(_RESULT_HEAD) : end].decode("utf-8", "replace")
-            # (A call adrift since a fast link drop takes the full parse: Adrift may restate it.)
-            if (
-                end > 0
-                and "\\" not in call_id
-                and call_id not in self.adrift
-                and self._route_result(call_id, payload)
-            ):
-                return
+        if self.result_by_head(payload):
+            return
         try:
             raw = parse_payload(payload)
             self.on_browser_message(raw, payload)
@@ -195,7 +201,22 @@ class Host(EntrySide):
                 # One frame must never end the browser pump: the host would stay alive but deaf.
                 log.exception("a frame from the browser failed and was skipped")
 
-    def _on_chunk(self, raw: dict[str, Any]) -> None:
+    def result_by_head(self, payload: bytes) -> bool:
+        """Hot path: a result for an entry routed by the id at its head, without parsing the
+        whole frame (the worker writes `type` and `id` first); False: take the full parse."""
+        if not payload.startswith(_RESULT_HEAD):
+            return False
+        end = payload.find(b'"', len(_RESULT_HEAD))
+        call_id = payload[len(_RESULT_HEAD) : end].decode("utf-8", "replace")
+        # (A call adrift since a fast link drop takes the full parse: Adrift may restate it.)
+        return (
+            end > 0
+            and "\\" not in call_id
+            and call_id not in self.adrift
+            and self._route_result(call_id, payload)
+        )
+
+    def _on_chunk(self, raw: dict[str, Any], payload: bytes) -> None:
         """A piece of a long message, mostly a long result (the worker sends one over 64 Ki
         characters in ~80 pieces a 5 MiB): checked by hand rather than by the model, for speed;
         the whole message then goes through `on_browser_frame`, so a result is routed by its head."""
@@ -214,59 +235,77 @@ class Host(EntrySide):
 
     def on_browser_message(self, raw: dict[str, Any], payload: bytes) -> None:
         kind = raw.get("type")
-        if kind == "result":
-            call_id = str(raw.get("id"))
-            if (answer := self.adrift.landed(call_id, raw)) is not raw:
-                raw, payload = answer, dumps(answer)
-            if not self._route_result(call_id, payload):
-                self.fast_calls.discard(call_id)
-                self.own_pending.resolve(call_id, raw)
-            return
-        if kind == "chunk":
-            self._on_chunk(raw)
-            return
-        if kind in TO_SESSION:
-            target = self.conns.get(str(raw.get("session")))
-            if target is not None:
-                target.send_payload(payload)
-            return
         if self.mismatch and kind not in _LINK_TYPES:
             return  # an extension of another protocol is refused (it was told, in `host_hello`)
-        if isinstance(kind, str) and (handler := self.handlers.get(kind)) is not None:
+        handler = self.routes.get(kind) if isinstance(kind, str) else None
+        if handler is not None:
             handler(raw, payload)
-            return
-        if kind == "ping" and (ping_id := first_answer.plain_ping(raw)) is not None:
-            self.send_to_browser(dumps(first_answer.pong(ping_id)))
-            return
-        if kind == "hello" and (hello := first_answer.plain_hello(raw)) is not None:
-            self._on_hello(*hello)
             return
         from webmcp_sidecar.wire import messages as m
 
-        msg = m.extension_message.validate_python(raw)
-        if isinstance(msg, m.SiteTools):
-            known = msg.site in self.sites or msg.site in self.notices
-            if not msg.tools and not msg.notice and not known:
-                return  # a site nobody has went away (e.g. its only tool was dropped)
-            if msg.tools:
-                self.sites[msg.site] = msg.tools
-            else:
-                self.sites.pop(msg.site, None)
-            if msg.notice:
-                self.notices[msg.site] = msg.notice
-            else:
-                self.notices.pop(msg.site, None)
-            self.broadcast(payload if _kept_all(raw, msg) else _encode(msg))
-        elif isinstance(msg, m.Registry):
-            self.sites = {site: tools for site, tools in msg.sites.items() if tools}
-            self.notices = dict(msg.notices)
-            self.broadcast(payload if _kept_all(raw, msg) else _encode(msg))
-        elif isinstance(msg, m.Hello):
-            self._on_hello(msg.extension_version, msg.browser, msg.protocol)
-        elif isinstance(msg, m.Ping):
-            self.send_to_browser(dumps(m.Pong(id=msg.id).model_dump()))
-        elif isinstance(msg, m.Log):
-            log.log(logging.getLevelName(msg.level.upper()), "extension: %s", msg.message[:2000])
+        m.extension_message.validate_python(raw)  # a type nobody routes: said if unknown
+
+    def _on_result(self, raw: dict[str, Any], payload: bytes) -> None:
+        call_id = str(raw.get("id"))
+        if (answer := self.adrift.landed(call_id, raw)) is not raw:
+            raw, payload = answer, dumps(answer)
+        if not self._route_result(call_id, payload):
+            self.fast_calls.discard(call_id)
+            self.own_pending.resolve(call_id, raw)
+
+    def _to_session(self, raw: dict[str, Any], payload: bytes) -> None:
+        """Addressed to one entry session (by its `session` = conn id)."""
+        target = self.conns.get(str(raw.get("session")))
+        if target is not None:
+            target.send_payload(payload)
+
+    def _on_ping(self, raw: dict[str, Any], payload: bytes) -> None:
+        ping_id = first_answer.plain_ping(raw)
+        if ping_id is None:
+            from webmcp_sidecar.wire import messages as m
+
+            ping_id = m.Ping.model_validate(raw).id
+        self.send_to_browser(dumps(first_answer.pong(ping_id)))
+
+    def _on_hello_message(self, raw: dict[str, Any], payload: bytes) -> None:
+        hello = first_answer.plain_hello(raw)
+        if hello is None:
+            from webmcp_sidecar.wire import messages as m
+
+            msg = m.Hello.model_validate(raw)
+            hello = (msg.extension_version, msg.browser, msg.protocol)
+        self._on_hello(*hello)
+
+    def _on_site_tools(self, raw: dict[str, Any], payload: bytes) -> None:
+        from webmcp_sidecar.wire import messages as m
+
+        msg = m.SiteTools.model_validate(raw)
+        known = msg.site in self.sites or msg.site in self.notices
+        if not msg.tools and not msg.notice and not known:
+            return  # a site nobody has went away (e.g. its only tool was dropped)
+        if msg.tools:
+            self.sites[msg.site] = msg.tools
+        else:
+            self.sites.pop(msg.site, None)
+        if msg.notice:
+            self.notices[msg.site] = msg.notice
+        else:
+            self.notices.pop(msg.site, None)
+        self.broadcast(payload if _kept_all(raw, msg) else _encode(msg))
+
+    def _on_registry(self, raw: dict[str, Any], payload: bytes) -> None:
+        from webmcp_sidecar.wire import messages as m
+
+        msg = m.Registry.model_validate(raw)
+        self.sites = {site: tools for site, tools in msg.sites.items() if tools}
+        self.notices = dict(msg.notices)
+        self.broadcast(payload if _kept_all(raw, msg) else _encode(msg))
+
+    def _on_log(self, raw: dict[str, Any], payload: bytes) -> None:
+        from webmcp_sidecar.wire import messages as m
+
+        msg = m.Log.model_validate(raw)
+        log.log(logging.getLevelName(msg.level.upper()), "extension: %s", msg.message[:2000])
 
     def _on_hello(self, extension_version: str, browser: str, protocol: int) -> None:
         self.send_to_browser(dumps(first_answer.host_hello()))
@@ -316,8 +355,9 @@ class Host(EntrySide):
 
 
 _RESULT_HEAD = b'{"type":"result","id":"'
-# What an extension of another protocol may still send: enough to be told, and to log.
-_LINK_TYPES = frozenset({"hello", "ping", "pong", "log", "chunk"})
+# What an extension of another protocol may still send: enough to be told, and to log; the
+# answers to calls already out, and their pieces.
+_LINK_TYPES = frozenset({"hello", "ping", "pong", "log", "chunk", "result", "session_tabs"})
 
 
 def _kept_all(raw: dict[str, Any], msg: m.SiteTools | m.Registry) -> bool:

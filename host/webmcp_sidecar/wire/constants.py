@@ -186,3 +186,7 @@ SKILLS_PANEL_TYPES = ("panel_skills",)
 SERVERS_PANEL_TYPES = ("panel_servers",)
 # Panel messages the chat-sites plugin handles (native_host/chat_link.py), not the agent.
 CHAT_SITES_PANEL_TYPES = ("panel_chat_sites",)
+# Panel messages the side panel's agent handles (agent/hook.py): the rest.
+AGENT_PANEL_TYPES = tuple(
+    t for t in PANEL_TYPES if t not in (*SKILLS_PANEL_TYPES, *SERVERS_PANEL_TYPES, *CHAT_SITES_PANEL_TYPES)
+)
