@@ -9,6 +9,7 @@
 
 import { browserLabel } from '../lib/browser.js';
 import { browserName, toolUnavailable } from '../lib/browser-support.js';
+import { isOurPage } from '../lib/senders.js';
 import { Debuggers } from './cdp.js';
 import { ToolError } from './page-calls.js';
 import { PAGE_TOOLS } from './page-actions.js';
@@ -18,6 +19,7 @@ import { SessionTabs } from './session-tabs.js';
 import { TabLoads } from './tab-loads.js';
 import {
   BROWSER_TOOLS, DEFAULT_TIMEOUT_MS, ERROR_TEXTS, MAX_BROWSER_TIMEOUT_MS as MAX_TIMEOUT_MS, PANEL_SESSION,
+  timeoutText,
 } from '../lib/protocol.js';
 
 /** How many files one upload may set (tools/browser_tools.py). */
@@ -171,7 +173,7 @@ export function installBrowserTools({ send, log = noop }) {
       withRecord(id, rec, () => send(result));
     };
     const fail = (code, message) => finish({ type: 'result', id, ok: false, error: { code, message }, tab_id: entry.tabId });
-    entry.timer = setTimeout(() => fail('timeout', `The browser tool did not finish within ${Math.round(timeoutMs / 100) / 10} s.`), timeoutMs);
+    entry.timer = setTimeout(() => fail('timeout', timeoutText('The browser tool', timeoutMs)), timeoutMs);
 
     const tool = TOOLS[msg.tool];
     if (typeof msg.session !== 'string' || !msg.session) return fail('bad_request', 'browser_call without a session');
@@ -251,7 +253,7 @@ export function installBrowserTools({ send, log = noop }) {
   function onPanelRequest(msg, sender, sendResponse) {
     if (!PANEL_MESSAGES.has(msg?.type)) return false;
     // Extension pages only (the side panel, in its pane or a tab), never content scripts.
-    if (sender.id !== chrome.runtime.id || !sender.url?.startsWith(chrome.runtime.getURL(''))) return false;
+    if (!isOurPage(sender, chrome.runtime)) return false;
     if (msg?.type === 'sessions' && typeof msg.calls === 'string') {
       // A session's recorded browser calls ("Save as skill" in the Sessions view); typed text masked.
       sendResponse({ calls: recorder.shown(msg.calls) });

@@ -13,7 +13,9 @@
 // extension pages only, as skills-panel.js checks).
 
 import { calls, CHAT_LIB_FILES } from '../lib/chat/index.js';
+import { callId, CALLER_CHAT, isCallOf } from '../lib/call-ids.js';
 import { DEFAULT_MAX_BYTES } from '../lib/protocol.js';
+import { isOurPage } from '../lib/senders.js';
 import { siteOf } from '../lib/site.js';
 import { isPublicSuffix } from '../lib/public-suffix.js';
 
@@ -141,7 +143,7 @@ export class ChatSites {
 
   /** A `result` on its way to the host: true when it answers one of our calls (kept here). */
   ownResult(msg) {
-    if (typeof msg?.id !== 'string' || !msg.id.startsWith('c.') || !this.pending.has(msg.id)) return false;
+    if (!isCallOf(msg?.id, CALLER_CHAT) || !this.pending.has(msg.id)) return false;
     this.answer(msg.id, { ok: msg.ok === true, value: msg.value ?? null, error: msg.error ?? null });
     return true;
   }
@@ -287,7 +289,7 @@ export class ChatSites {
   /** The local servers' tools (host), cached a while; {} when there is no host or no server. */
   listServerTools(site, fresh) {
     if (!fresh && this.serverTools && Date.now() - this.serverTools.at < SERVER_TOOLS_TTL_MS) return Promise.resolve(this.serverTools.tools);
-    const id = `c.t.${++this.seq}`;
+    const id = callId(CALLER_CHAT, `t.${++this.seq}`);
     return new Promise((resolve) => {
       const timer = setTimeout(() => { this.asked.delete(id); resolve({}); }, 20_000);
       this.asked.set(id, (raw) => {
@@ -338,7 +340,7 @@ export class ChatSites {
   async run(port, site, msg) {
     const { chosen } = await this.chosenTools(site);
     const tool = chosen.find((t) => t.name === msg.name);
-    const id = `c.${++this.seq}`;
+    const id = callId(CALLER_CHAT, ++this.seq);
     this.pending.set(id, { port, req: msg.req });
     if (!this.prefsOf(site).enabled) return this.answer(id, { ok: false, error: { code: 'bad_request', message: 'Tools are off for this site.' } });
     if (!tool) {
@@ -401,8 +403,7 @@ export class ChatSites {
    */
   panelRequest(msg, sender, respond) {
     const chrome = this.w.chrome;
-    // The side panel (in its pane or in a tab), never a content script: a content script's sender has the page's URL.
-    if (sender.id !== chrome.runtime.id || !sender.url?.startsWith(chrome.runtime.getURL(''))) return false;
+    if (!isOurPage(sender, chrome.runtime)) return false;
     /** @type {() => Promise<any>} */
     let work;
     if (msg.type === 'chat_sites_state') work = () => this.panelState();

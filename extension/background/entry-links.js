@@ -6,6 +6,7 @@
 // with its connection id); when it closes, the calls it brought that still run are cancelled:
 // nobody can read their results any more. Tokens live in the links only: never stored or logged.
 
+import { callPrefix, isCallOf } from '../lib/call-ids.js';
 import { FastLink } from './fast-link.js';
 
 /** Links at once: one per MCP entry of this browser's host; more offers are refused. */
@@ -42,7 +43,6 @@ export class EntryLinks {
     if (this.links.size >= MAX_ENTRY_LINKS) {
       return this.log('warning', `entry link of ${conn} not opened: ${MAX_ENTRY_LINKS} are open already`);
     }
-    const prefix = `${conn}.`;
     /** @type {Linked} */
     const linked = {
       calls: new Set(),
@@ -52,7 +52,7 @@ export class EntryLinks {
         name: 'entry link',
         onMessage: (raw) => {
           if (this.links.get(conn) !== linked) return;
-          if (typeof raw.id !== 'string' || !raw.id.startsWith(prefix)) {
+          if (!isCallOf(raw.id, conn)) {
             this.refused++;
             return this.log('warning', `ignored a ${raw.type} on the entry link of ${conn}: not one of its calls`);
           }
@@ -85,8 +85,7 @@ export class EntryLinks {
 
   /** @param {string} id */
   owner(id) {
-    const dot = id.indexOf('.');
-    return dot > 0 ? this.links.get(id.slice(0, dot)) : undefined;
+    return this.links.get(callPrefix(id));
   }
 
   /** Closes one entry's link (its running calls are cancelled). @param {string} conn */

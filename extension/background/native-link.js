@@ -5,17 +5,12 @@
 import { Backoff } from '../lib/backoff.js';
 import { frameBytesBound, Reassembler, sliceIntoChunks, splitIntoChunks } from '../lib/chunks.js';
 import { explainNativeError } from '../lib/native-errors.js';
-import { BROWSER_TO_HOST_SPLIT, HOST_NAME, PROTOCOL_VERSION, versionMismatch } from '../lib/protocol.js';
+import {
+  BROWSER_TO_HOST_SPLIT, HOST_NAME, PROTOCOL_VERSION, RESULT_PART_CHARS, versionMismatch,
+} from '../lib/protocol.js';
 
 /** A port open this long counts as working even if the host said nothing, and resets the backoff. */
 const STABLE_MS = 5_000;
-/**
- * A result longer than this goes to the host in chunks of this many UTF-16 units: Chromium's
- * native messaging takes a 5 MiB message in ~60 ms, the same in 64 KiB pieces in ~30
- * (bench/README.md, "A long result in parts"). Either way every frame is far below the
- * browser->host limit (a unit takes at most 6 bytes escaped; error messages are capped).
- */
-const RESULT_CHUNK_CHARS = 64 * 1024;
 
 export class NativeLink {
   /**
@@ -143,11 +138,13 @@ export class NativeLink {
     if (!port) return false;
     try {
       if (msg.type === 'result') {
-        // Measured whole, so a long error message is a long result too.
+        // Measured whole, so a long error message is a long result too. A result longer than
+        // RESULT_PART_CHARS goes in chunks of that many units (wire/constants.py says why); every
+        // frame stays far below the browser->host limit (a unit takes at most 6 bytes escaped).
         const text = JSON.stringify(msg);
-        if (text.length > RESULT_CHUNK_CHARS) {
+        if (text.length > RESULT_PART_CHARS) {
           this.entries?.forget(msg.id); // the host routes it to its entry by its id
-          for (const chunk of sliceIntoChunks(text, `sw${++this.chunkCounter}`, RESULT_CHUNK_CHARS)) {
+          for (const chunk of sliceIntoChunks(text, `sw${++this.chunkCounter}`, RESULT_PART_CHARS)) {
             port.postMessage(chunk);
           }
         } else if (!this.entries?.postResult(msg.id, text) && !this.fast?.postText(text)) {

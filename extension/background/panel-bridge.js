@@ -3,8 +3,10 @@
 // Inspector's calls, run straight to the page (no host needed). routes.js decides which message
 // comes here; each function below does what one route asks, cheaply when no panel is open.
 
+import { callId, CALLER_INSPECTOR, CALLER_SERVER, isCallOf } from '../lib/call-ids.js';
 import { callerOf, OpLog, SERVER_SITE, serverCaller } from '../lib/oplog.js';
 import { DEFAULT_MAX_BYTES, PANEL_PORT_NAME } from '../lib/protocol.js';
+import { isOurPage } from '../lib/senders.js';
 import { takeRecord } from './skill-recorder.js';
 
 export { PANEL_PORT_NAME };
@@ -61,8 +63,7 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
      * @param {chrome.runtime.Port} port @param {(port: chrome.runtime.Port, msg: any) => void} route
      */
     connect(port, route) {
-      const origin = chrome.runtime.getURL(''); // chrome-extension://<id>/, moz-extension://<uuid>/
-      if (port.sender?.id !== chrome.runtime.id || !String(port.sender?.url ?? '').startsWith(origin)) {
+      if (!isOurPage(port.sender, chrome.runtime)) {
         port.disconnect();
         return;
       }
@@ -91,7 +92,7 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
     },
     /** `inspect_call {req, site, tool, args}`: run as call `p.N`, answered `inspect_result`. */
     inspect(port, msg) {
-      const id = `p.${++inspectSeq}`;
+      const id = callId(CALLER_INSPECTOR, ++inspectSeq);
       inspecting.set(id, { port, req: msg.req });
       const args = msg.args && typeof msg.args === 'object' && !Array.isArray(msg.args) ? msg.args : {};
       const entry = oplog.start(id, callerOf(id, sessions), msg.site, msg.tool, args, Date.now(), performance.now());
@@ -153,7 +154,7 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
      * closes it. The host's ids are `s.N`; anything else is not ours to log.
      */
     serverCall(raw) {
-      if (typeof raw?.id !== 'string' || !raw.id.startsWith('s.') || typeof raw.server !== 'string') return;
+      if (!isCallOf(raw?.id, CALLER_SERVER) || typeof raw.server !== 'string') return;
       let entry;
       if (raw.phase === 'start') {
         entry = oplog.start(raw.id, serverCaller(raw.caller), `${SERVER_SITE}${raw.server}`, raw.tool, raw.args ?? {},

@@ -10,6 +10,7 @@
 // result on its way out.
 
 import { checkHostMessage, errorResult } from '../lib/messages.js';
+import { isOurPage } from '../lib/senders.js';
 import { PAGE_PORT_NAME } from '../lib/protocol.js';
 import { CHAT_PORT_NAME } from './chat-sites.js';
 import { PANEL_PORT_NAME } from './panel-bridge.js';
@@ -147,7 +148,7 @@ export function createRoutes(w) {
   const RUNTIME = table({
     status: ['worker.js', (msg, sender, respond) => {
       // Extension pages only (side panel, popup): pages must not learn what else is open.
-      if (sender.tab || sender.id !== chrome.runtime.id) return false;
+      if (!isOurPage(sender, chrome.runtime)) return false;
       respond(w.status());
       return false;
     }],

@@ -3,6 +3,7 @@
 // this tab"). Runtime messages from the extension's own pages only: a page must neither learn
 // what else is open nor run steps in another tab.
 
+import { isOurPage } from '../lib/senders.js';
 import { siteOf } from '../lib/site.js';
 
 /** A draft's text at most (the host's cap on a skill file). */
@@ -18,12 +19,8 @@ const TRY_TIMEOUT_MS = 60_000;
  * }} w
  */
 export function createSkillsPanel({ chrome, skills, registry }) {
-  /**
-   * The extension's own pages (the side panel, in its pane or in a tab), never a content script:
-   * a content script's sender has the page's URL.
-   * @param {chrome.runtime.MessageSender} sender
-   */
-  const fromExtension = (sender) => sender.id === chrome.runtime.id && !!sender.url?.startsWith(chrome.runtime.getURL(''));
+  /** @param {chrome.runtime.MessageSender} sender */
+  const fromExtension = (sender) => isOurPage(sender, chrome.runtime);
   /** @param {any} v */
   const tabIdOf = (v) => (Number.isSafeInteger(v) && v >= 0 ? v : null);
 

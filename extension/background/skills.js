@@ -5,6 +5,7 @@
 // (skill-io.js).
 
 import { errorResult, frameResultToHost } from '../lib/messages.js';
+import { timeoutText } from '../lib/protocol.js';
 import { matchesUrl, skillsForUrl } from '../lib/skills/match.js';
 import { runSkillTool, StepError } from '../lib/skills/runner.js';
 import { skillIo } from './skill-io.js';
@@ -288,7 +289,7 @@ export class Skills {
     const ac = new AbortController();
     const timer = setTimeout(() => {
       ac.abort();
-      this._finish(id, errorResult(id, 'timeout', `The skill tool did not finish within ${msg.timeout_ms / 1000} s.`, tabId));
+      this._finish(id, errorResult(id, 'timeout', timeoutText('The skill tool', msg.timeout_ms), tabId));
     }, msg.timeout_ms);
     this.pending.set(id, { ac, timer, tabId });
     this.focus.bring(tabId, route.windowId);

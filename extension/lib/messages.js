@@ -1,13 +1,12 @@
 // Checking what the host sends, shaping what goes back, and the plain-language error texts.
 // Whatever leaves here must validate against host/webmcp_sidecar/wire/messages.py.
 
-import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, ERROR_CODES, ERROR_TEXTS, MAX_TIMEOUT_MS } from './protocol.js';
+import { isConnId } from './call-ids.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, ERROR_CODES, ERROR_TEXTS, MAX_TIMEOUT_MS, timeoutText } from './protocol.js';
 
 const MAX_MESSAGE_CHARS = 2000;
 /** The fast link's token (host: wire/messages.py FastLink): it goes into the link's URL path. */
 const FAST_LINK_TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
-/** An MCP entry's connection id (wire/messages.py EntryLink): its calls' ids begin with it. */
-const ENTRY_CONN = /^c[0-9]{1,12}$/;
 
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isId = (v) => typeof v === 'string' && v.length > 0;
@@ -61,7 +60,7 @@ export function checkHostMessage(msg) {
       if (typeof msg.token !== 'string' || !FAST_LINK_TOKEN.test(msg.token)) return bad('no token');
       return { ok: true, msg: { type, port: msg.port, token: msg.token } };
     case 'entry_link':
-      if (typeof msg.conn !== 'string' || !ENTRY_CONN.test(msg.conn)) return bad('no conn');
+      if (!isConnId(msg.conn)) return bad('no conn');
       if (!Number.isInteger(msg.port) || msg.port < 1 || msg.port > 65535) return bad('no port');
       if (typeof msg.token !== 'string' || !FAST_LINK_TOKEN.test(msg.token)) return bad('no token');
       return { ok: true, msg: { type, conn: msg.conn, port: msg.port, token: msg.token } };
@@ -144,6 +143,6 @@ export const TAB_CLOSED_MESSAGE = ERROR_TEXTS.tab_closed;
 
 /** @param {number} ms */
 export function timeoutMessage(ms) {
-  return `The page did not answer within ${Math.round(ms / 100) / 10} s. It may be busy or stuck; try again, or reload the page.`;
+  return `${timeoutText('The page', ms)} It may be busy or stuck; try again, or reload the page.`;
 }
 export const CANCELLED_MESSAGE = ERROR_TEXTS.cancelled;

@@ -2,6 +2,8 @@
 // panel's agent, an MCP client, the Inspector), with its outcome and duration.
 // Pure: the worker feeds it calls and results; the panel filters and exports it.
 
+import { CALLER_AGENT, CALLER_INSPECTOR, callPrefix } from './call-ids.js';
+
 /** Results longer than this are cut in the log (the caller still gets the whole value). */
 export const MAX_LOGGED_CHARS = 8_000;
 /** Arguments whose JSON is longer than this are kept as a cut JSON text. */
@@ -35,9 +37,9 @@ const SECRET_KEY = /pass(word|wd|phrase|code)?$|^pwd$|secret|token|api[-_]?key|c
  * @returns {Caller}
  */
 export function callerOf(id, sessions) {
-  if (id.startsWith('h.')) return { kind: 'agent', label: 'Side panel agent' };
-  if (id.startsWith('p.')) return { kind: 'inspector', label: 'Inspector' };
-  const conn = id.split('.', 1)[0];
+  const conn = callPrefix(id);
+  if (conn === CALLER_AGENT) return { kind: 'agent', label: 'Side panel agent' };
+  if (conn === CALLER_INSPECTOR) return { kind: 'inspector', label: 'Inspector' };
   const client = sessions.get(conn);
   return { kind: 'mcp', label: client ? `MCP: ${client}` : 'MCP client' };
 }

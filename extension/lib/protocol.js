@@ -3,12 +3,13 @@
 // whatever the extension sends must validate against them.
 
 // The constants are written once, in host/webmcp_sidecar/wire/constants.py, and generated into
-// lib/generated/protocol.js (`python -m webmcp_sidecar.wire.gen_js`); this module re-exports them
+// lib/generated/protocol.js (`python -m webmcp_sidecar.gen_js`); this module re-exports them
 // under the names the extension uses, with the message shapes below.
 export {
   PROTOCOL_VERSION, HOST_NAME, PAGE_PORT_NAME, PANEL_PORT_NAME, PANEL_SESSION, DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS, MAX_BROWSER_TIMEOUT_MS, DEFAULT_MAX_BYTES, TOOL_NAME_RE, TOOL_SOURCES, ERROR_CODES,
   ERROR_TEXTS, PANEL_TYPES, AGENT_TYPES, BROWSER_TOOLS, SETTINGS_RANGES, BROWSER_TO_HOST_SPLIT,
+  RESULT_PART_CHARS, timeoutText,
   /** Chrome kills the native port on a larger host->browser frame; the host splits. */
   MAX_TO_BROWSER as HOST_TO_BROWSER_MAX_FRAME,
   /** Largest message we are willing to reassemble from chunks. */

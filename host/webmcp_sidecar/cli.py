@@ -123,15 +123,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_host(launch: Launch) -> int:
-    # The host and the side panel's agent meet here: the agent depends only on
-    # `agent.port.HostPort`, and its hook is light (the agent loads on first panel use).
-    from webmcp_sidecar.agent.hook import install as install_agent
-    from webmcp_sidecar.native_host.chat_link import install as install_chat
+    from webmcp_sidecar.host_parts import plugins
     from webmcp_sidecar.native_host.process import main as host_main
-    from webmcp_sidecar.native_host.servers_link import install as install_servers
-    from webmcp_sidecar.native_host.skills_link import install as install_skills
 
-    return host_main(launch, plugins=[install_agent, install_skills, install_servers, install_chat])
+    return host_main(launch, plugins)
 
 
 def _run_mcp(args: argparse.Namespace) -> int:

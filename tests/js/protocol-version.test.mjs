@@ -1,5 +1,5 @@
 // The handshake's protocol check on the worker's side, and the generated protocol tables the
-// worker uses (lib/generated/protocol.js, made by `python -m webmcp_sidecar.wire.gen_js`).
+// worker uses (lib/generated/protocol.js, made by `python -m webmcp_sidecar.gen_js`).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -442,7 +442,7 @@ test('status answers extension pages, not tabs', async (t) => {
   await tabWith(w, 1, 'http://b.com/', [tool('bx')]);
   await tabWith(w, 3, 'http://c.com/', [tool('c')]);
   let answer;
-  chrome.runtime.onMessage.fire({ type: 'status' }, { id: chrome.runtime.id, url: 'chrome-extension://x/panel.html' }, (r) => { answer = r; });
+  chrome.runtime.onMessage.fire({ type: 'status' }, { id: chrome.runtime.id, url: chrome.runtime.getURL('sidepanel/panel.html') }, (r) => { answer = r; });
   assert.equal(answer.connected, true);
   assert.equal(answer.lastError, null);
   assert.deepEqual(Object.keys(answer.sites), ['b.com', 'c.com']);

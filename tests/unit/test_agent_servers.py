@@ -250,6 +250,6 @@ def test_the_agent_hook_leaves_panel_servers_to_the_servers_plugin():
             self.handlers: dict[str, Any] = {}
 
     host = H()
-    hook.install(host)  # type: ignore[arg-type]
-    assert "panel_servers" not in host.handlers and "panel_chat" in host.handlers
-    assert "panel_skills" not in host.handlers
+    handles = hook.AgentPlugin(host).HANDLES  # type: ignore[arg-type]
+    assert "panel_servers" not in handles and "panel_chat" in handles
+    assert "panel_skills" not in handles

@@ -199,13 +199,17 @@ class FakeHost:
 
 
 def test_chat_sites_get_is_answered_and_skills_get_left_to_the_skills_plugin(tmp_path: Path):
-    host = FakeHost()
+    from webmcp_sidecar.native_host.app import Host
+    from webmcp_sidecar.native_host.stdio import FrameWriter
+
+    sent: list[bytes] = []
+    host = Host("chrome-extension://x/", FrameWriter(sent.append))
     asked: list[str] = []
-    host.handlers["skills_get"] = lambda raw, payload: asked.append("skills")
-    chat_link.install(host)  # type: ignore[arg-type]
-    host.handlers["chat_sites_get"]({"type": "chat_sites_get"}, b"")
-    assert host.sent[-1]["type"] == "chat_sites"
-    host.handlers["skills_get"]({"type": "skills_get"}, b"")
+    host.routes["skills_get"] = lambda raw, payload: asked.append("skills")
+    host.add(chat_link.ChatLink(host, tmp_path))
+    host.on_browser_frame(b'{"type":"chat_sites_get"}')
+    assert json.loads(sent[-1][4:])["type"] == "chat_sites"
+    host.on_browser_frame(b'{"type":"skills_get"}')
     assert asked == ["skills"]
 
 
@@ -265,13 +269,12 @@ class FakeServersLink:
 async def test_server_calls_go_to_the_servers_plugin_and_answer_by_id(tmp_path, monkeypatch):
     host = FakeHost()
     link = chat_link.ChatLink(host, tmp_path)  # type: ignore[arg-type]
-    monkeypatch.setattr(chat_link, "servers_link", lambda: None)
     link.on_server_call({"type": "chat_server_call", "id": "c.1", "op": "tools"}, b"")
     await asyncio.sleep(0.01)
     assert host.sent[-1]["ok"] is False and "not available" in host.sent[-1]["error"]["message"]
 
     servers = FakeServersLink()
-    monkeypatch.setattr(chat_link, "servers_link", lambda: servers)
+    link.servers = servers
     link.on_server_call({"type": "chat_server_call", "id": "c.2", "op": "tools"}, b"")
     await asyncio.sleep(0.01)
     tools = {"everything": [{"name": "add", "inputSchema": {"type": "object"}}]}

@@ -25,15 +25,15 @@ START = textwrap.dedent(
     from webmcp_sidecar.native_host import process
 
     composed = {}
-    process.main = lambda origin, plugins=(): composed.update(plugins=list(plugins)) or 0
+    process.main = lambda origin, compose=None: composed.update(compose=compose) or 0
     cli._run_host("chrome-extension://x/")
     from webmcp_sidecar.native_host.app import Host
     from webmcp_sidecar.native_host.stdio import FrameWriter
 
     sent = []
     host = Host("chrome-extension://x/", FrameWriter(sent.append))
-    for plugin in composed["plugins"]:
-        plugin(host)
+    for plugin in composed["compose"](host):
+        host.add(plugin)
     host.on_browser_frame(b'{"type":"ping","id":"1"}')
     host.on_browser_frame(b'{"type":"hello","extension_version":"9","browser":"B"}')
     at_start = sorted(sys.modules)

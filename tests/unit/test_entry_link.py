@@ -15,11 +15,11 @@ from tests.support.links import ORIGIN, cancelled, open_link, recv_json, result,
 from tests.support.raw_entry import RawEntry
 from webmcp_sidecar.mcp_server import entry_link, hosts
 from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV, LINK_DROPPED, MAX_DROPS
-from webmcp_sidecar.native_host import fast_link
-from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV, MAX_UNANSWERED
-from webmcp_sidecar.wire import adrift
+from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
+from webmcp_sidecar.wire import adrift, link_server
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import split_message
+from webmcp_sidecar.wire.link_server import MAX_UNANSWERED
 
 pytestmark = pytest.mark.anyio
 
@@ -243,8 +243,8 @@ async def test_links_off_in_the_host_or_the_entry_keep_calls_on_the_socket(sock_
 
 
 async def test_an_offer_nobody_takes_is_made_again_after_a_pause_and_never_given_up(browser, monkeypatch):
-    monkeypatch.setattr(fast_link, "OFFER_WAIT", 0.2)
-    monkeypatch.setattr(fast_link, "MAX_BACKOFF", 0.4)
+    monkeypatch.setattr(link_server, "OFFER_WAIT", 0.2)
+    monkeypatch.setattr(link_server, "MAX_BACKOFF", 0.4)
     async with asyncio.TaskGroup() as tg:
         pool, link = await entry(tg)
         offers = [await browser.expect("entry_link") for _ in range(MAX_UNANSWERED + 1)]
@@ -268,7 +268,7 @@ async def test_an_offer_nobody_takes_is_made_again_after_a_pause_and_never_given
 
 
 async def test_a_link_taken_in_time_is_not_withdrawn(browser, monkeypatch):
-    monkeypatch.setattr(fast_link, "OFFER_WAIT", 0.3)
+    monkeypatch.setattr(link_server, "OFFER_WAIT", 0.3)
     async with asyncio.TaskGroup() as tg:
         pool, link = await entry(tg)
         ws = await open_link(await browser.expect("entry_link"))

@@ -16,17 +16,17 @@ from tests.support.links import ORIGIN, cancelled, open_link, recv_json, result,
 from tests.support.raw_entry import RawEntry
 from webmcp_sidecar import GECKO_ID
 from webmcp_sidecar.native_host.app import LINK_DROPPED, MAX_FAST_LINK_DROPS, Host
-from webmcp_sidecar.native_host.fast_link import (
-    FAST_LINK_ENV,
+from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
+from webmcp_sidecar.native_host.stdio import FrameWriter
+from webmcp_sidecar.wire import messages as m
+from webmcp_sidecar.wire.adrift import DROP_GRACE
+from webmcp_sidecar.wire.codec import split_message
+from webmcp_sidecar.wire.link_server import (
     MAX_CONNECTIONS,
     MAX_LINK_FRAME,
     MAX_SILENT,
     OPEN_TIMEOUT,
 )
-from webmcp_sidecar.native_host.stdio import FrameWriter
-from webmcp_sidecar.wire import messages as m
-from webmcp_sidecar.wire.adrift import DROP_GRACE
-from webmcp_sidecar.wire.codec import split_message
 
 pytestmark = pytest.mark.anyio
 
@@ -322,7 +322,7 @@ async def test_an_offer_the_worker_does_not_take_is_made_again_and_never_given_u
     connection slots just then); each offer's token is withdrawn after OFFER_WAIT and a new
     offer made; past MAX_UNANSWERED, after a pause, but always: the link is never switched off
     for good, and the worker that opens a later offer gets in."""
-    from webmcp_sidecar.native_host import fast_link
+    from webmcp_sidecar.wire import link_server as fast_link
 
     monkeypatch.setattr(fast_link, "OFFER_WAIT", 0.1)
     monkeypatch.setattr(fast_link, "MAX_BACKOFF", 0.2)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import typing
 
+from webmcp_sidecar import gen_js
 from webmcp_sidecar.agent import panel_messages as pm
 from webmcp_sidecar.wire import constants as c
-from webmcp_sidecar.wire import gen_js
 
 
 def test_generated_files_are_up_to_date():

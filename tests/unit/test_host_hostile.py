@@ -126,7 +126,7 @@ def test_a_handler_that_raises_costs_one_frame_not_the_pump(caplog):
     def boom(raw, payload):
         raise KeyError("a handler bug")
 
-    host.handlers["panel_chat"] = boom
+    host.routes["panel_chat"] = boom
     with caplog.at_level(logging.ERROR, logger=app.__name__):
         host.on_browser_frame(dumps({"type": "panel_chat", "text": "hi"}))  # before: raised
     assert "failed and was skipped" in caplog.text and "a handler bug" in caplog.text

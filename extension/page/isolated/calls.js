@@ -9,10 +9,10 @@
   const ns = /** @type {any} */ (globalThis).webmcpSidecar;
   if (!ns || ns.calls) return;
   const { isPlainObject } = ns.frameTools;
-  const { fail, success, messageOf, formatSeconds } = ns.outcomes;
+  const { fail, success, messageOf } = ns.outcomes;
   const { textPieces } = ns.toolChecks;
   const { watch: watchLeaving } = ns.leaving;
-  const { DEFAULT_TIMEOUT_MS, DEFAULT_MAX_BYTES, RESULT_PART_CHARS } = ns.protocol;
+  const { DEFAULT_TIMEOUT_MS, DEFAULT_MAX_BYTES, RESULT_PART_CHARS, timeoutText } = ns.protocol;
 
   /**
    * @typedef {{ok: true, value: string} | {ok: false, error: {code: string, message: string}}} Outcome
@@ -98,7 +98,7 @@
       pending.set(id, call);
       call.timer = setTimeout(() => {
         call.abort();
-        finish(call, fail('timeout', `The page did not answer within ${formatSeconds(timeoutMs)} s.`));
+        finish(call, fail('timeout', timeoutText('The page', timeoutMs)));
       }, timeoutMs);
 
       const name = msg.tool;

@@ -23,12 +23,6 @@
     return n + (n === 1 ? ' byte' : ' bytes');
   }
 
-  /** @param {number} ms */
-  function formatSeconds(ms) {
-    const s = ms / 1000;
-    return Number.isInteger(s) ? String(s) : s.toFixed(1);
-  }
-
   /** @param {unknown} e */
   function messageOf(e) {
     let m;
@@ -66,5 +60,5 @@
     return { ok: true, value: s };
   }
 
-  ns.outcomes = Object.freeze({ fail, success, messageOf, formatBytes, formatSeconds });
+  ns.outcomes = Object.freeze({ fail, success, messageOf, formatBytes });
 })();

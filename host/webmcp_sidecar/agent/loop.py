@@ -19,9 +19,9 @@ from webmcp_sidecar.agent import confirm_policy
 from webmcp_sidecar.agent import panel_messages as p
 from webmcp_sidecar.agent.history import Message, ToolCall
 from webmcp_sidecar.agent.providers.base import Calls, Provider, ProviderError, TextPiece
-from webmcp_sidecar.agent.rules import untrusted_result
 from webmcp_sidecar.agent.settings import Settings
 from webmcp_sidecar.agent.toolset import ToolFailed, Toolset, ToolSpec
+from webmcp_sidecar.tools.untrusted import untrusted_result
 from webmcp_sidecar.wire.pending import PendingRequests
 
 # What the model gets of one result, and what the panel shows of it.

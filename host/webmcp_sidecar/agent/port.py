@@ -5,7 +5,7 @@ neither package imports the other.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -25,11 +25,6 @@ class HostPort(Protocol):
 
     @property
     def extension_connected(self) -> bool: ...
-
-    @property
-    def handlers(self) -> MutableMapping[str, Handler]:
-        """Browser message type -> the handler the host gives such messages to."""
-        ...
 
     def send_to_browser(self, payload: bytes) -> None: ...
 

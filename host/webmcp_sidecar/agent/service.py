@@ -24,6 +24,7 @@ from webmcp_sidecar.agent.toolset import ToolFailed, ToolSpec
 from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.tools.validation import check_arguments_async, schema_key
 from webmcp_sidecar.wire.codec import dumps
+from webmcp_sidecar.wire.constants import timeout_text
 
 if TYPE_CHECKING:
     from webmcp_sidecar.agent.port import HostPort
@@ -330,7 +331,7 @@ async def run_call(host: HostPort, call: dict[str, Any], spec: ToolSpec, args: d
         # The worker answers `timeout` itself a moment after timeout_ms; this is the backstop.
         res = await host.request(call, timeout + 2)
     except TimeoutError:
-        raise ToolFailed(f"The page did not answer within {timeout:g} s.", "timeout") from None
+        raise ToolFailed(timeout_text("The page", timeout * 1000), "timeout") from None
     if res.get("ok"):
         return result_text(res.get("value"))
     err = res.get("error") or {}

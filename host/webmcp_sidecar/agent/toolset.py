@@ -58,9 +58,9 @@ class Target:
 
 class ToolProvider(Protocol):
     """A source of tools besides the site's (browser tools, local MCP servers): the seam where
-    another part of the host plugs them in (`agent.hook.add_tool_provider`). `run` returns the
-    result text for the model, or raises ToolFailed (code `page_error` marks the message as page
-    content)."""
+    another part of the host plugs them in (host_parts.py gives them to `agent.hook.AgentPlugin`).
+    `run` returns the result text for the model, or raises ToolFailed (code `page_error` marks
+    the message as page content)."""
 
     def specs(self, target: Target) -> list[ToolSpec]: ...
 

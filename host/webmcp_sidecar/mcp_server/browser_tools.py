@@ -29,6 +29,7 @@ from webmcp_sidecar.tools import uploads
 from webmcp_sidecar.tools.browser_tools import TOOLS, BrowserTool
 from webmcp_sidecar.tools.validation import check_arguments, schema_key
 from webmcp_sidecar.wire import messages as m
+from webmcp_sidecar.wire.constants import timeout_text
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +137,7 @@ class BrowserSide:
             with anyio.fail_after(self.config.timeout_s + 2):
                 result = await link.request(call)
         except TimeoutError:
-            return error_result(f"The browser did not answer {name} within {self.config.timeout_s:g} s.")
+            return error_result(timeout_text(f"The browser ({name})", self.config.timeout_s * 1000))
         except HostGone:
             return error_result(
                 f"The browser disconnected while {name} ran (closed or restarted?). "

@@ -6,13 +6,12 @@ Why: each hop through the host is a socket, a wake-up of the host's Python and a
 WebSocket; `bench.floor` puts the host's relay at ~0.3 ms of a ~1.5 ms round trip to a content
 script (bench/README.md, "The entry link").
 
-How it opens: the entry offers it to its host (`entry_link_offer`: port and a one-use token); the
-host passes the offer to the worker (`entry_link`) with the connection id the entry's call ids begin with
-(native_host/entries.py); the worker opens it (extension/background/entry-links.js) and sends a
-call's result back on the link the call came on. The server is the host's fast link's
-(native_host/fast_link.py): the connection is refused before the upgrade unless its Origin is the
-extension's (from the host's `Welcome`) and its path carries the offer's token; one connection
-at a time; at most 1 MiB a frame. Only results are taken from it.
+How it opens: the entry offers it to its host (`entry_link_offer`: port and a one-use token);
+the host passes the offer to the worker (`entry_link`) with the connection id the entry's call ids
+begin with (native_host/entries.py); the worker opens it (extension/background/entry-links.js)
+and sends a call's result back on the link the call came on. The server is wire/link_server.py
+(Origin: the extension's, from the host's `Welcome`; the offer's token; one connection at a time;
+at most 1 MiB a frame). Only results are taken from it.
 
 When it drops, every call still out on it is cancelled through the host and waits a moment for
 its answer that way (wire/adrift.py: a long result already on the native port, or the page's
@@ -26,9 +25,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from webmcp_sidecar.native_host.fast_link import FastLink
 from webmcp_sidecar.wire.adrift import Adrift
 from webmcp_sidecar.wire.codec import dumps, parse_payload
+from webmcp_sidecar.wire.link_server import LinkServer
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +53,7 @@ class EntryLink:
     ) -> None:
         """origin: the extension's (`Welcome.extension_origin`); to_host: a message to the host
         (the offer, cancels after a drop); resolve: a result for the call with that id."""
-        self._link = FastLink(origin, self._on_frame, self._dropped, "entry link", self._offer)
+        self._link = LinkServer(origin, self._on_frame, self._dropped, "entry link", self._offer)
         self._to_host = to_host
         self._resolve = resolve
         # The calls sent on the link and not answered yet: their cancels take it too. A drop

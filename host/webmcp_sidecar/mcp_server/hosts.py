@@ -24,7 +24,7 @@ from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV, EntryLink
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import FrameError, dumps, parse_payload
-from webmcp_sidecar.wire.constants import ENTRY_MISMATCH, PROTOCOL_VERSION
+from webmcp_sidecar.wire.constants import CALL_ID_SEP, ENTRY_MISMATCH, PROTOCOL_VERSION
 from webmcp_sidecar.wire.messages import loggable
 from webmcp_sidecar.wire.pending import PendingRequests
 
@@ -184,7 +184,7 @@ class HostLink:
         Cancelling the waiting task (MCP cancellation, our timeout) tells the page to stop.
         """
         assert self.welcome is not None
-        call_id = message["id"] = self._pending.open(prefix=self.welcome.conn + ".")
+        call_id = message["id"] = self._pending.open(prefix=self.welcome.conn + CALL_ID_SEP)
         payload = dumps(message)
         direct = self.direct if message.get("type") == "call" else None
         try:

@@ -20,7 +20,7 @@ from typing import Any
 from mcp import types
 from pydantic import ValidationError
 
-from webmcp_sidecar.agent.rules import wrap
+from webmcp_sidecar.tools.untrusted import wrap
 from webmcp_sidecar.wire.messages import Result
 
 _CONTENT_TYPES = {"text", "image", "audio", "resource", "resource_link"}

@@ -43,6 +43,7 @@ from webmcp_sidecar.mcp_server.tool_list import ToolList
 from webmcp_sidecar.texts import NO_BROWSER
 from webmcp_sidecar.tools import schemas
 from webmcp_sidecar.tools.validation import check_arguments_async
+from webmcp_sidecar.wire.constants import timeout_text
 from webmcp_sidecar.wire.messages import loggable
 
 log = logging.getLogger(__name__)
@@ -144,9 +145,7 @@ class Entry:
             with anyio.fail_after(self.config.timeout_s + 2):
                 result = await ref.link.request(call)
         except TimeoutError:
-            return error_result(
-                f"{ref.site} did not answer `{ref.tool.name}` within {self.config.timeout_s:g} s."
-            )
+            return error_result(timeout_text(f"{ref.site} (`{ref.tool.name}`)", self.config.timeout_s * 1000))
         except HostGone:
             return error_result(
                 f"The browser holding {ref.site} disconnected while `{ref.tool.name}` ran "

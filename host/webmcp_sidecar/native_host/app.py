@@ -13,12 +13,12 @@ import itertools
 import logging
 import os
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from webmcp_sidecar.native_host import first_answer
 from webmcp_sidecar.native_host.entries import EntryConn, EntrySide, short_error
-from webmcp_sidecar.native_host.fast_link import FastLink, links_enabled
+from webmcp_sidecar.native_host.fast_link import links_enabled
+from webmcp_sidecar.native_host.plugins import Handler, Plugin
 from webmcp_sidecar.native_host.stdio import FrameWriter
 from webmcp_sidecar.wire.adrift import Adrift
 from webmcp_sidecar.wire.codec import (
@@ -29,7 +29,8 @@ from webmcp_sidecar.wire.codec import (
     parse_payload,
     split_message,
 )
-from webmcp_sidecar.wire.constants import PROTOCOL_VERSION, VERSION_MISMATCH
+from webmcp_sidecar.wire.constants import CALL_ID_SEP, CALLER_AGENT, PROTOCOL_VERSION, VERSION_MISMATCH
+from webmcp_sidecar.wire.link_server import LinkServer
 from webmcp_sidecar.wire.pending import PendingRequests
 
 # The fast link is offered again after a drop this many times at most, then the native port
@@ -47,12 +48,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Messages from the browser addressed to one entry session (by its `session` = conn id).
-TO_SESSION = frozenset({"session_tabs"})
-
-# A handler for browser messages of one type that the host itself acts on (e.g. the side
-# panel's agent): gets the decoded message and its frame bytes.
-Handler = Callable[[dict[str, Any], bytes], None]
 
 
 class Host(EntrySide):
@@ -70,7 +65,7 @@ class Host(EntrySide):
         self.conns: dict[str, EntryConn] = {}
         self.pending: dict[str, EntryConn] = {}  # call id -> the entry that made it
         self.own_pending: PendingRequests[dict[str, Any]] = PendingRequests()  # the host's own calls
-        self.handlers: dict[str, Handler] = {}  # browser message type -> plugin handler
+        self.routes: dict[str, Handler] = {k: getattr(self, v) for k, v in self.ROUTES.items()}
         self._conn_ids = itertools.count(1)
         self._chunk_ids = itertools.count(1)
         self._chunks = Reassembler()
@@ -78,7 +73,7 @@ class Host(EntrySide):
         self.token = ""  # set when the link is loopback TCP (Windows)
         # The fast link (fast_link.py), made at the first good hello; the ids of the calls sent
         # over it, whose cancels must take the same way; how often it dropped.
-        self.fast: FastLink | None = None
+        self.fast: LinkServer | None = None
         self.fast_calls: set[str] = set()
         self._fast_drops = 0
         self._fast_start: asyncio.Task[None] | None = None
@@ -116,21 +111,26 @@ class Host(EntrySide):
         if not links_enabled() or self._fast_drops > MAX_FAST_LINK_DROPS:
             return
         if self.fast is None:
-            self.fast = FastLink(self.origin, self._on_link_frame, self._fast_link_dropped)
-            self.fast.on_unanswered = self._fast_link_unanswered
+            self.fast = LinkServer(
+                self.origin,
+                self._on_link_frame,
+                self._fast_link_dropped,
+                "fast link",
+                self._fast_link_unanswered,
+            )
             self._fast_start = asyncio.get_running_loop().create_task(self._start_fast_link())
         elif self.fast.port is not None and not self.fast.is_open:
-            self.send_to_browser(dumps(self.fast.offer()))
+            self.send_to_browser(dumps({"type": "fast_link", **self.fast.offer()}))
 
     async def _start_fast_link(self) -> None:
         assert self.fast is not None
         if await self.fast.start() is not None and self.extension_connected:
-            self.send_to_browser(dumps(self.fast.offer()))
+            self.send_to_browser(dumps({"type": "fast_link", **self.fast.offer()}))
 
     def _fast_link_unanswered(self) -> None:
-        """The worker did not open an offer in time (fast_link.OFFER_WAIT): a new one."""
+        """The worker did not open an offer in time (link_server.OFFER_WAIT): a new one."""
         if self.fast is not None and self.extension_connected:
-            self.send_to_browser(dumps(self.fast.offer()))
+            self.send_to_browser(dumps({"type": "fast_link", **self.fast.offer()}))
 
     def _fast_link_dropped(self) -> None:
         """Results may have been lost on the link: every call still out is cancelled in the
@@ -167,20 +167,32 @@ class Host(EntrySide):
                 return
         self.on_browser_frame(payload)
 
+    # The browser's messages: type -> the Host's method for them; the plugins add theirs
+    # (`add`). docs/ARCHITECTURE.md's "Routes in the host" is made from this and the plugins'
+    # HANDLES by `python -m webmcp_sidecar.gen_js`. Before it, two pre-filters on the hot path:
+    # `result_by_head` (a result routed by the id at its head, unparsed) and `_on_chunk` (a long
+    # result's pieces checked by hand, not by the model).
+    ROUTES: ClassVar[dict[str, str]] = {
+        "result": "_on_result",
+        "chunk": "_on_chunk",
+        "session_tabs": "_to_session",
+        "hello": "_on_hello_message",
+        "ping": "_on_ping",
+        "site_tools": "_on_site_tools",
+        "registry": "_on_registry",
+        "log": "_on_log",
+    }
+
+    def add(self, plugin: Plugin) -> None:
+        """A plugin's message types routed to it; a type routed twice is a mistake of ours."""
+        for kind, method in plugin.HANDLES.items():
+            if kind in self.routes:
+                raise ValueError(f"browser message type {kind!r} is routed twice")
+            self.routes[kind] = getattr(plugin, method)
+
     def on_browser_frame(self, payload: bytes) -> None:
-        # Hot path: a result is routed by the id at its head, without parsing the whole frame
-        # (the worker writes `type` and `id` first; anything else takes the full parse).
-        if payload.startswith(_RESULT_HEAD):
-            end = payload.find(b'"', len(_RESULT_HEAD))
-            call_id = payload[len(_RESULT_HEAD) : end].decode("utf-8", "replace")
-            # (A call adrift since a fast link drop takes the full parse: Adrift may restate it.)
-            if (
-                end > 0
-                and "\\" not in call_id
-                and call_id not in self.adrift
-                and self._route_result(call_id, payload)
-            ):
-                return
+        if self.result_by_head(payload):
+            return
         try:
             raw = parse_payload(payload)
             self.on_browser_message(raw, payload)
@@ -191,10 +203,28 @@ class Host(EntrySide):
                 # One frame must never end the browser pump: the host would stay alive but deaf.
                 log.exception("a frame from the browser failed and was skipped")
 
-    def _on_chunk(self, raw: dict[str, Any]) -> None:
+    def result_by_head(self, payload: bytes) -> bool:
+        """Hot path: a result for an entry routed by the id at its head, without parsing the
+        whole frame (the worker writes `type` and `id` first); False: take the full parse.
+        Speed only (bench.large, bench/README.md "Host hop alone": `json.loads` of a 5 MiB
+        result is ~8 ms the entry pays anyway): drop it when that parse is under 1 ms."""
+        if not payload.startswith(_RESULT_HEAD):
+            return False
+        end = payload.find(b'"', len(_RESULT_HEAD))
+        call_id = payload[len(_RESULT_HEAD) : end].decode("utf-8", "replace")
+        # (A call adrift since a fast link drop takes the full parse: Adrift may restate it.)
+        return (
+            end > 0
+            and "\\" not in call_id
+            and call_id not in self.adrift
+            and self._route_result(call_id, payload)
+        )
+
+    def _on_chunk(self, raw: dict[str, Any], payload: bytes) -> None:
         """A piece of a long message, mostly a long result (the worker sends one over 64 Ki
-        characters in ~80 pieces a 5 MiB): checked by hand rather than by the model, for speed;
-        the whole message then goes through `on_browser_frame`, so a result is routed by its head."""
+        characters in ~80 pieces a 5 MiB): checked by hand rather than by the model, for speed
+        (80 model validations a 5 MiB result; bench.large); the whole message then goes through
+        `on_browser_frame`, so a result is routed by its head."""
         cid, seq, last, data = raw.get("cid"), raw.get("seq"), raw.get("last"), raw.get("data")
         if not (
             isinstance(cid, str)
@@ -210,59 +240,77 @@ class Host(EntrySide):
 
     def on_browser_message(self, raw: dict[str, Any], payload: bytes) -> None:
         kind = raw.get("type")
-        if kind == "result":
-            call_id = str(raw.get("id"))
-            if (answer := self.adrift.landed(call_id, raw)) is not raw:
-                raw, payload = answer, dumps(answer)
-            if not self._route_result(call_id, payload):
-                self.fast_calls.discard(call_id)
-                self.own_pending.resolve(call_id, raw)
-            return
-        if kind == "chunk":
-            self._on_chunk(raw)
-            return
-        if kind in TO_SESSION:
-            target = self.conns.get(str(raw.get("session")))
-            if target is not None:
-                target.send_payload(payload)
-            return
         if self.mismatch and kind not in _LINK_TYPES:
             return  # an extension of another protocol is refused (it was told, in `host_hello`)
-        if isinstance(kind, str) and (handler := self.handlers.get(kind)) is not None:
+        handler = self.routes.get(kind) if isinstance(kind, str) else None
+        if handler is not None:
             handler(raw, payload)
-            return
-        if kind == "ping" and (ping_id := first_answer.plain_ping(raw)) is not None:
-            self.send_to_browser(dumps(first_answer.pong(ping_id)))
-            return
-        if kind == "hello" and (hello := first_answer.plain_hello(raw)) is not None:
-            self._on_hello(*hello)
             return
         from webmcp_sidecar.wire import messages as m
 
-        msg = m.extension_message.validate_python(raw)
-        if isinstance(msg, m.SiteTools):
-            known = msg.site in self.sites or msg.site in self.notices
-            if not msg.tools and not msg.notice and not known:
-                return  # a site nobody has went away (e.g. its only tool was dropped)
-            if msg.tools:
-                self.sites[msg.site] = msg.tools
-            else:
-                self.sites.pop(msg.site, None)
-            if msg.notice:
-                self.notices[msg.site] = msg.notice
-            else:
-                self.notices.pop(msg.site, None)
-            self.broadcast(payload if _kept_all(raw, msg) else _encode(msg))
-        elif isinstance(msg, m.Registry):
-            self.sites = {site: tools for site, tools in msg.sites.items() if tools}
-            self.notices = dict(msg.notices)
-            self.broadcast(payload if _kept_all(raw, msg) else _encode(msg))
-        elif isinstance(msg, m.Hello):
-            self._on_hello(msg.extension_version, msg.browser, msg.protocol, msg.origin)
-        elif isinstance(msg, m.Ping):
-            self.send_to_browser(dumps(m.Pong(id=msg.id).model_dump()))
-        elif isinstance(msg, m.Log):
-            log.log(logging.getLevelName(msg.level.upper()), "extension: %s", msg.message[:2000])
+        m.extension_message.validate_python(raw)  # a type nobody routes: said if unknown
+
+    def _on_result(self, raw: dict[str, Any], payload: bytes) -> None:
+        call_id = str(raw.get("id"))
+        if (answer := self.adrift.landed(call_id, raw)) is not raw:
+            raw, payload = answer, dumps(answer)
+        if not self._route_result(call_id, payload):
+            self.fast_calls.discard(call_id)
+            self.own_pending.resolve(call_id, raw)
+
+    def _to_session(self, raw: dict[str, Any], payload: bytes) -> None:
+        """Addressed to one entry session (by its `session` = conn id)."""
+        target = self.conns.get(str(raw.get("session")))
+        if target is not None:
+            target.send_payload(payload)
+
+    def _on_ping(self, raw: dict[str, Any], payload: bytes) -> None:
+        ping_id = first_answer.plain_ping(raw)
+        if ping_id is None:
+            from webmcp_sidecar.wire import messages as m
+
+            ping_id = m.Ping.model_validate(raw).id
+        self.send_to_browser(dumps(first_answer.pong(ping_id)))
+
+    def _on_hello_message(self, raw: dict[str, Any], payload: bytes) -> None:
+        hello = first_answer.plain_hello(raw)
+        if hello is None:
+            from webmcp_sidecar.wire import messages as m
+
+            msg = m.Hello.model_validate(raw)
+            hello = (msg.extension_version, msg.browser, msg.protocol, msg.origin)
+        self._on_hello(*hello)
+
+    def _on_site_tools(self, raw: dict[str, Any], payload: bytes) -> None:
+        from webmcp_sidecar.wire import messages as m
+
+        msg = m.SiteTools.model_validate(raw)
+        known = msg.site in self.sites or msg.site in self.notices
+        if not msg.tools and not msg.notice and not known:
+            return  # a site nobody has went away (e.g. its only tool was dropped)
+        if msg.tools:
+            self.sites[msg.site] = msg.tools
+        else:
+            self.sites.pop(msg.site, None)
+        if msg.notice:
+            self.notices[msg.site] = msg.notice
+        else:
+            self.notices.pop(msg.site, None)
+        self.broadcast(payload if _kept_all(raw, msg) else _encode(msg))
+
+    def _on_registry(self, raw: dict[str, Any], payload: bytes) -> None:
+        from webmcp_sidecar.wire import messages as m
+
+        msg = m.Registry.model_validate(raw)
+        self.sites = {site: tools for site, tools in msg.sites.items() if tools}
+        self.notices = dict(msg.notices)
+        self.broadcast(payload if _kept_all(raw, msg) else _encode(msg))
+
+    def _on_log(self, raw: dict[str, Any], payload: bytes) -> None:
+        from webmcp_sidecar.wire import messages as m
+
+        msg = m.Log.model_validate(raw)
+        log.log(logging.getLevelName(msg.level.upper()), "extension: %s", msg.message[:2000])
 
     def _on_hello(self, extension_version: str, browser: str, protocol: int,
                   origin: str = "") -> None:
@@ -292,7 +340,7 @@ class Host(EntrySide):
 
         Fills in the id, waits for the result; cancelling the wait cancels the page's work.
         """
-        call_id = message["id"] = self.own_pending.open(prefix="h.")
+        call_id = message["id"] = self.own_pending.open(prefix=CALLER_AGENT + CALL_ID_SEP)
         if message.get("type") == "call":
             self.send_call(dumps(message), call_id)
         else:
@@ -318,8 +366,9 @@ class Host(EntrySide):
 
 
 _RESULT_HEAD = b'{"type":"result","id":"'
-# What an extension of another protocol may still send: enough to be told, and to log.
-_LINK_TYPES = frozenset({"hello", "ping", "pong", "log", "chunk"})
+# What an extension of another protocol may still send: enough to be told, and to log; the
+# answers to calls already out, and their pieces.
+_LINK_TYPES = frozenset({"hello", "ping", "pong", "log", "chunk", "result", "session_tabs"})
 
 
 def _kept_all(raw: dict[str, Any], msg: m.SiteTools | m.Registry) -> bool:
@@ -345,6 +394,7 @@ def _read_buffers_from_the_heap() -> None:
     mmap threshold is at its 128 KiB start: three syscalls per read, two reads per routed call.
     Freeing a larger mmap'd block raises the threshold for good (mallopt(3), "dynamic mmap
     threshold"); whether the imports happened to do so varied with the environment (bench.host:
-    0.17 against 0.09 ms host CPU per call). So do it once, on purpose: 1 MiB, freed at once."""
+    0.17 against 0.09 ms host CPU per call). So do it once, on purpose: 1 MiB, freed at once.
+    Speed only (bench.host, "Host hop alone"): drop it when an A/B shows under 0.01 ms a call."""
     if sys.platform.startswith("linux"):
         bytes(1 << 20)

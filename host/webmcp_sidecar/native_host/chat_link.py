@@ -9,8 +9,8 @@
 - The side panel manages adapters with `panel_chat_sites`, and sees every change as an
   `agent_chat_sites` with an empty `id`.
 
-Local servers are reached through the servers plugin's link (native_host/servers_link.py), found
-among the agent's tool providers (`servers_link()` below): one ServerManager per host, so a chat
+Local servers are reached through the servers plugin's link (native_host/servers_link.py), given
+to this one when the host is composed (cli.py): one ServerManager per host, so a chat
 site and the side panel share the running servers. The calls go straight to the manager, not
 through the link's logging call: the worker logs them itself with the chat site as the caller.
 The store loads on the first message, never at host start.
@@ -22,7 +22,7 @@ import asyncio
 import json
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from webmcp_sidecar.native_host.doc_feed import POLL_S, DocFeed
 from webmcp_sidecar.native_host.panel_requests import answer_panel, need
@@ -39,23 +39,25 @@ log = logging.getLogger(__name__)
 MAX_RESULT_CHARS = 200_000  # what a chat site may get back of one server result
 
 
-def servers_link() -> Any:
-    """The servers plugin's link (its `manager()` and `tools_for()`), or None when that plugin
-    is not installed in this host. The seam between chat sites and local MCP servers."""
-    from webmcp_sidecar.agent import hook
-
-    for provider in hook.tool_providers:
-        link = getattr(provider, "link", None)
-        if link is not None and hasattr(link, "tools_for") and hasattr(link, "manager"):
-            return link
-    return None
-
-
 class ChatLink(DocFeed["ChatSiteStore"]):
-    what = "chat-site adapters"
+    """Host plugin (native_host/plugins.py): adapters for the worker, local servers' tools for
+    chat sites, and the side panel's `panel_chat_sites`."""
 
-    def __init__(self, host: Host, root: Path | None = None, poll_s: float = POLL_S) -> None:
+    what = "chat-site adapters"
+    HANDLES: ClassVar[dict[str, str]] = {
+        "chat_sites_get": "on_get",
+        "chat_site_verified": "on_verified",
+        "chat_server_call": "on_server_call",
+        **dict.fromkeys(CHAT_SITES_PANEL_TYPES, "on_panel"),
+    }
+
+    def __init__(
+        self, host: Host, root: Path | None = None, poll_s: float = POLL_S, servers: Any = None
+    ) -> None:
+        """servers: the servers plugin's link (its `manager()` and `tools_for()`), None when
+        this host has none: the seam between chat sites and local MCP servers."""
         super().__init__(host, root, poll_s)
+        self.servers = servers
         self._calls: set[asyncio.Task[None]] = set()
 
     def open_store(self, root: Path | None) -> ChatSiteStore:
@@ -104,7 +106,7 @@ class ChatLink(DocFeed["ChatSiteStore"]):
     async def _server_call(self, msg: m.ChatServerCall) -> None:
         from webmcp_sidecar.wire import messages as m
 
-        link = servers_link()
+        link = self.servers
         if link is None:
             self._fail(msg.id, "not_found", "Local MCP servers are not available in this host.")
             return
@@ -205,13 +207,3 @@ class ChatLink(DocFeed["ChatSiteStore"]):
     def _send(self, msg: Any) -> None:
         self.host.send_to_browser(dumps(msg.model_dump(mode="json", exclude_none=True)))
 
-
-def install(host: Host) -> None:
-    """Host plugin (native_host/process.py): adapters for the worker, local servers' tools for
-    chat sites, and the side panel's `panel_chat_sites`."""
-    link = ChatLink(host)
-    host.handlers["chat_sites_get"] = link.on_get
-    host.handlers["chat_site_verified"] = link.on_verified
-    host.handlers["chat_server_call"] = link.on_server_call
-    for kind in CHAT_SITES_PANEL_TYPES:
-        host.handlers[kind] = link.on_panel

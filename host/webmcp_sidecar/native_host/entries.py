@@ -21,9 +21,12 @@ from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import FrameError, dumps, parse_payload
 from webmcp_sidecar.wire.constants import (
+    CALL_ID_SEP,
+    CONN_ID_PREFIX,
     ENTRY_MISMATCH,
     PANEL_SESSION,  # the side panel's own browser session: never an entry's
     PROTOCOL_VERSION,
+    call_prefix,
 )
 
 if TYPE_CHECKING:
@@ -50,7 +53,7 @@ class EntryConn:
 
     def __init__(self, conn_id: str, writer: asyncio.StreamWriter) -> None:
         self.id = conn_id
-        self.prefix = conn_id + "."
+        self.prefix = conn_id + CALL_ID_SEP
         self.writer = writer
         self.pending: set[str] = set()
         self.client: str | None = None  # set by `session_info`
@@ -94,7 +97,7 @@ class EntrySide:
         def send_cancel(self, call_id: str) -> None: ...
 
     async def serve_entry(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        conn = EntryConn(f"c{next(self._conn_ids)}", writer)
+        conn = EntryConn(f"{CONN_ID_PREFIX}{next(self._conn_ids)}", writer)
         try:
             if not await self._admit(conn, reader):
                 return
@@ -269,8 +272,7 @@ class EntrySide:
         one, in chunks on the native port): it goes to the entry its id names."""
         conn = self._forget_call(call_id)
         if conn is None:
-            prefix, dot, _ = call_id.partition(".")
-            conn = self.conns.get(prefix) if dot else None
+            conn = self.conns.get(call_prefix(call_id))
             if conn is None:
                 return False
         conn.send_payload(payload)

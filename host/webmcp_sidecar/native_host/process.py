@@ -10,25 +10,25 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from webmcp_sidecar import __version__
 from webmcp_sidecar.native_host.app import Host
 from webmcp_sidecar.native_host.launch import Launch
+from webmcp_sidecar.native_host.plugins import Closer, Plugin
 from webmcp_sidecar.native_host.stdio import FrameReader, open_stdio
 from webmcp_sidecar.wire import localsock
 
 log = logging.getLogger(__name__)
 
-# A part of the host composed into it at start (`cli.py` adds the side panel's agent): gets the
-# Host once it exists and registers its `handlers`. Host implements `agent.port.HostPort`. It
-# may return a closer, awaited when the host exits (local MCP servers stop with the host).
-Closer = Callable[[], Awaitable[None]]
-Plugin = Callable[[Host], Closer | None]
+# The parts composed into the host at start (host_parts.py): made once the Host exists, each
+# routed its message types (`Host.add`); a part's `aclose`, if it has one, is awaited when the
+# host exits (local MCP servers stop with the host).
+Compose = Callable[[Host], Iterable[Plugin]]
 CLOSE_WITHIN_S = 20.0
 
 
-async def run(launch: Launch | str, plugins: Iterable[Plugin] = ()) -> int:
+async def run(launch: Launch | str, compose: Compose | None = None) -> int:
     """Serve until the browser closes our stdin. `launch`: how the browser started us (a bare
     string is Chrome's origin)."""
     if isinstance(launch, str):
@@ -36,7 +36,11 @@ async def run(launch: Launch | str, plugins: Iterable[Plugin] = ()) -> int:
     reader, writer = await open_stdio()
     host = Host(launch.origin, writer)
     host.origin_from_hello = launch.origin_from_hello  # Firefox: see launch.py
-    closers = [c for plugin in plugins if (c := plugin(host)) is not None]
+    closers: list[Closer] = []
+    for plugin in compose(host) if compose is not None else ():
+        host.add(plugin)
+        if (close := getattr(plugin, "aclose", None)) is not None:
+            closers.append(close)
     server: asyncio.AbstractServer | None = None
     endpoint: localsock.Endpoint | None = None
     try:
@@ -94,7 +98,7 @@ async def pump_browser(reader: FrameReader, host: Host) -> None:
     log.info("stdin closed: the browser disconnected")
 
 
-def main(launch: Launch, plugins: Iterable[Plugin] = ()) -> int:
+def main(launch: Launch, compose: Compose | None = None) -> int:
     from webmcp_sidecar import logs
 
     logs.setup("host")
@@ -105,7 +109,7 @@ def main(launch: Launch, plugins: Iterable[Plugin] = ()) -> int:
             file=sys.stderr,
         )
     try:
-        return asyncio.run(run(launch, plugins))
+        return asyncio.run(run(launch, compose))
     except Exception:
         log.exception("host crashed")
         return 1

@@ -19,12 +19,12 @@ import itertools
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from webmcp_sidecar.wire.codec import dumps
-from webmcp_sidecar.wire.constants import SERVERS_PANEL_TYPES
+from webmcp_sidecar.wire.constants import CALL_ID_SEP, CALLER_SERVER, SERVERS_PANEL_TYPES
 
 if TYPE_CHECKING:
     from webmcp_sidecar.agent import panel_messages as pm
@@ -41,6 +41,11 @@ Factory = Callable[[], Any]  # () -> a ServerManager (tests give a fake)
 
 
 class ServersLink:
+    """Host plugin (native_host/plugins.py): answers `panel_servers`; the agent gets the
+    servers' tools through it (agent/servers.py), chat sites their calls (chat_link.py)."""
+
+    HANDLES: ClassVar[dict[str, str]] = dict.fromkeys(SERVERS_PANEL_TYPES, "on_panel")
+
     def __init__(
         self,
         host: Host,
@@ -129,7 +134,7 @@ class ServersLink:
         """One call of a server's tool, recorded in the operation log with its caller."""
         from webmcp_sidecar.agent import panel_messages as pm
 
-        call_id = f"s.{next(self._seq)}"
+        call_id = f"{CALLER_SERVER}{CALL_ID_SEP}{next(self._seq)}"
         self._send(
             pm.AgentServerCall(id=call_id, phase="start", caller=caller, server=server, tool=tool, args=args)
         )
@@ -338,15 +343,3 @@ def _text_of(result: Any) -> str:
 
     return result_text(result)[0][:MAX_LOGGED]
 
-
-def install(host: Host) -> Callable[[], Awaitable[None]]:
-    """Host plugin (native_host/process.py): answers `panel_servers`, gives the agent the
-    servers' tools, and returns the closer the host awaits when it exits."""
-    from webmcp_sidecar.agent.hook import add_tool_provider
-    from webmcp_sidecar.agent.servers import ServersToolProvider
-
-    link = ServersLink(host)
-    for kind in SERVERS_PANEL_TYPES:
-        host.handlers[kind] = link.on_panel
-    add_tool_provider(ServersToolProvider(link))
-    return link.aclose

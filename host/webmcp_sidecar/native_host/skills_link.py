@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from webmcp_sidecar.native_host.doc_feed import DocFeed
 from webmcp_sidecar.native_host.panel_requests import answer_panel, need
@@ -21,13 +21,18 @@ from webmcp_sidecar.wire.codec import dumps
 from webmcp_sidecar.wire.constants import SKILLS_PANEL_TYPES
 
 if TYPE_CHECKING:
-    from webmcp_sidecar.native_host.app import Host
     from webmcp_sidecar.skills.store import SkillStore
 
 log = logging.getLogger(__name__)
 
 class SkillsLink(DocFeed["SkillStore"]):
+    """Host plugin (native_host/plugins.py): answers `skills_get` and the Skills view."""
+
     what = "skills"
+    HANDLES: ClassVar[dict[str, str]] = {
+        "skills_get": "on_get",
+        **dict.fromkeys(SKILLS_PANEL_TYPES, "on_panel"),
+    }
 
     def open_store(self, root: Path | None) -> SkillStore:
         from webmcp_sidecar.skills.store import SkillStore
@@ -83,10 +88,3 @@ class SkillsLink(DocFeed["SkillStore"]):
     def _reply(self, msg: Any) -> None:
         self.host.send_to_browser(dumps(msg.model_dump(exclude_none=True)))
 
-
-def install(host: Host) -> None:
-    """Host plugin (native_host/process.py): answers `skills_get` and the Skills view."""
-    link = SkillsLink(host)
-    host.handlers["skills_get"] = link.on_get
-    for kind in SKILLS_PANEL_TYPES:
-        host.handlers[kind] = link.on_panel

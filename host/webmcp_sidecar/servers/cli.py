@@ -157,7 +157,7 @@ def _add(config: ServersConfig, args: argparse.Namespace) -> int:
         data["timeout"] = args.timeout
     entry = ServerEntry.model_validate(data)  # checked before anything is asked or stored
     if args.secret_env or args.secret_header:
-        from webmcp_sidecar.agent import keys
+        from webmcp_sidecar import keyring_store as keys
 
         keys.backend()  # say "no keyring" before asking for a secret
     old = doc.servers.get(name)

@@ -1,4 +1,4 @@
-"""Server secrets in the OS keyring (through `agent/keys.py`): stored, resolved, forgotten.
+"""Server secrets in the OS keyring (through `keyring_store.py`): stored, resolved, forgotten.
 
 servers.json holds `{"keyring": "server:<name>:env:<KEY>", "shown": ...}` where a secret was (an
 env value, a header, an argument or the URL); the value is read only when the server starts, and
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from webmcp_sidecar.agent import keys
+from webmcp_sidecar import keyring_store as keys
 from webmcp_sidecar.servers import redact
 from webmcp_sidecar.servers.config import (
     SecretRef,

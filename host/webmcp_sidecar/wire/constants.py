@@ -1,11 +1,12 @@
 """Everything the extension shares with the host, written once.
 
 The Python code imports these; the extension gets them from files made by
-`python -m webmcp_sidecar.wire.gen_js` (extension/lib/generated/protocol.js, and classic scripts
+`python -m webmcp_sidecar.gen_js` (extension/lib/generated/protocol.js, and classic scripts
 for the content scripts, which cannot import modules). The generated files are committed (the
 extension needs no build) and tests/unit/test_generated.py fails when one is stale.
 
-Plain data only: no imports from the rest of the package, so anything may import this.
+Plain data (and the one reader of call ids): no imports from the rest of the package, so anything
+may import this.
 """
 
 from __future__ import annotations
@@ -25,6 +26,38 @@ PANEL_PORT_NAME = "webmcp-panel"  # side panel <-> service worker
 # never an MCP entry's.
 PANEL_SESSION = "panel"
 
+# --- call ids --------------------------------------------------------------------------------
+# A call's id is `<caller>.<rest>`: the caller (the part before the first dot) says who made it and
+# so where its result goes. The host's own calls (the side panel's agent) `h.`, the Inspector's
+# `p.` and chat sites' `c.` (both the worker's own), the host's calls of local MCP servers `s.`
+# (only in `agent_server_call`); an MCP entry's `<conn>.`, conn = its connection id
+# (`welcome.conn`: "c" and a number), which the host routes its results by.
+CALL_ID_SEP = "."
+CALLER_AGENT = "h"
+CALLER_INSPECTOR = "p"
+CALLER_CHAT = "c"
+CALLER_SERVER = "s"
+CONN_ID_PREFIX = "c"
+CONN_ID_PATTERN = r"^c[0-9]{1,12}$"
+
+
+def call_prefix(call_id: str) -> str:
+    """The caller part of a call id ("" when it has none)."""
+    caller, sep, _ = call_id.partition(CALL_ID_SEP)
+    return caller if sep else ""
+
+
+# A call that ran out of time, in the same words wherever one is timed out (content script,
+# worker, entry, agent): `who` did not answer (the page, the browser, a skill tool, ...).
+TIMEOUT_TEXT = "{who} did not answer within {seconds} s."
+
+
+def timeout_text(who: str, ms: float) -> str:
+    """TIMEOUT_TEXT for a limit of `ms` (whole seconds, else one decimal: as gen_js's JS)."""
+    s = ms / 1000
+    return TIMEOUT_TEXT.format(who=who, seconds=str(int(s)) if s == int(s) else f"{s:.1f}")
+
+
 # --- frames (native messaging and the local socket) ----------------------------------------
 MiB = 1024 * 1024
 # Chrome kills the native port on a bigger host->browser frame: the host splits (`chunk`).
@@ -35,10 +68,12 @@ BROWSER_TO_HOST_SPLIT = 32 * MiB
 MAX_SOCKET_FRAME = 256 * MiB
 # The largest message either side joins back from chunks.
 MAX_REASSEMBLED = 256 * MiB
-# A result longer than this (UTF-16 units) goes from the content script to the worker in
-# parts of this size (`result_part`, then the `result` with the rest): Chromium's extension
-# messaging overlaps small messages across its processes, where one 5 MiB message takes about
-# three times as long (bench/README.md, "Large result").
+# A result longer than this (UTF-16 units) travels in pieces of this size on both of Chromium's
+# hops: content script -> worker (`result_part`, then the `result` with the rest) and worker ->
+# host (`chunk`s on the native port). Chromium's messaging overlaps small messages across its
+# processes, where one 5 MiB message takes two to three times as long (bench/README.md, "A long
+# result in parts": content script -> worker 31 ms in parts against 91 whole, worker -> host 29
+# against 58-65). Speed only: drop it when one message is within 10 ms of the parts there.
 RESULT_PART_CHARS = 64 * 1024
 
 # --- what a page may put into the chain (the extension cuts, the host checks again) ---------
@@ -152,3 +187,7 @@ SKILLS_PANEL_TYPES = ("panel_skills",)
 SERVERS_PANEL_TYPES = ("panel_servers",)
 # Panel messages the chat-sites plugin handles (native_host/chat_link.py), not the agent.
 CHAT_SITES_PANEL_TYPES = ("panel_chat_sites",)
+# Panel messages the side panel's agent handles (agent/hook.py): the rest.
+AGENT_PANEL_TYPES = tuple(
+    t for t in PANEL_TYPES if t not in (*SKILLS_PANEL_TYPES, *SERVERS_PANEL_TYPES, *CHAT_SITES_PANEL_TYPES)
+)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Field, TypeAdapter, model_validator
 
 from webmcp_sidecar.wire.constants import (
+    CONN_ID_PATTERN,
     DEFAULT_MAX_BYTES,
     DEFAULT_TIMEOUT_MS,
     ErrorCode,
@@ -202,7 +203,7 @@ class EntryLink(_Model):
     calls on it carry ids that begin with `conn` + "."."""
 
     type: Literal["entry_link"] = "entry_link"
-    conn: str = Field(pattern=r"^c[0-9]{1,12}$")
+    conn: str = Field(pattern=CONN_ID_PATTERN)
     port: int = Field(ge=1, le=65535)
     token: str = Field(pattern=r"^[A-Za-z0-9_-]{32,128}$")
 

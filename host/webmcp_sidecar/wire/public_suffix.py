@@ -3,7 +3,7 @@ the Public Suffix List as the `publicsuffixlist` package bundles it (no network 
 
 A skill's match pattern or a chat-site adapter's hostname may not be one, nor `*.` + one: a
 shared file could then cover most of the web. The extension checks the same list (generated
-into extension/lib/generated/public-suffixes.js by wire/gen_js.py), so both sides agree.
+into extension/lib/generated/public-suffixes.js by gen_js.py), so both sides agree.
 Names the list does not know (`localhost`, `test`, IP addresses) are not public suffixes here.
 """
 
