@@ -259,7 +259,13 @@ async def test_bad_panel_messages_are_refused_without_echoing_input(env, caplog)
 
 
 def test_hook_types_match_the_protocol():
-    assert hook.PANEL_TYPES == protocol.PANEL_TYPES
+    """Every panel message type is handled by exactly one of the host's plugins, the agent's
+    hook taking those no other plugin claims."""
+    from webmcp_sidecar.host_parts import PLUGINS
+
+    handled = sorted(t for plugin in PLUGINS for t in plugin.HANDLES if t.startswith("panel_"))
+    assert handled == sorted(protocol.PANEL_TYPES)
+    assert set(hook.AgentPlugin.HANDLES) < set(protocol.PANEL_TYPES)
 
 
 async def test_without_the_extension_a_tool_gets_the_hosts_own_text():
