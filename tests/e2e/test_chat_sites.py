@@ -696,6 +696,9 @@ def shipped_on_replica(env: dict[str, str], tmp_path: Path, name: str, replica: 
     host (and the replica page's elements), added as the user's `<name>-replica`."""
     doc = json.loads((BUILTIN / f"{name}.chat.json").read_text())
     host = replica.url.split("/")[2]
+    # A request the live site sends to another host (Tongyi's) goes to the replica's own origin,
+    # on the same path.
+    doc["request"]["url"] = re.sub(r"^https://[^/]+", "", doc["request"]["url"])
     doc.update(
         name=f"{name}-replica",
         hostnames=[host],
@@ -712,14 +715,13 @@ def shipped_on_replica(env: dict[str, str], tmp_path: Path, name: str, replica: 
 async def test_each_shipped_adapter_round_trips_on_a_replica_of_its_protocol(
     browser, sidecar_env, tmp_path, site
 ):
-    # A replica speaking the site's current protocol (tests/support/chat_protocols.py: DeepSeek's
-    # op stream, ChatGPT's delta encoding on /backend-anon/, Doubao's named events, Qwen's phases,
-    # Kimi's Connect-RPC frames, Claude's content blocks; Gemini's StreamGenerate under /u/1/, read
-    # from the page), read with the shipped adapter's own request and response: the block goes
-    # into the site's request (Kimi's binary envelope rewritten), the call at the answer's very
-    # first token is caught from the stream (the page shows no text to read, but for Gemini), the
-    # thinking's call of another tool is not, the local server's tool runs, its result goes back,
-    # and the next answer reads well: the adapter is verified.
+    # A replica speaking the site's current protocol (tests/support/chat_protocols.py: DeepSeek's op stream,
+    # ChatGPT's delta encoding on /backend-anon/, Doubao's named events, Qwen's phases, Kimi's Connect-RPC
+    # frames, Claude's content blocks, Tongyi's whole-answer events; Gemini's StreamGenerate under /u/1/, read
+    # from the page), read with the shipped adapter's own request and response: the block goes into the site's
+    # request (Kimi's binary envelope rewritten), the call at the answer's very first token is caught from the
+    # stream (the page shows no text to read, but for Gemini), the thinking's call of another tool is not, the
+    # local server's tool runs, its result goes back, and the next answer reads well: the adapter is verified.
     await asyncio.to_thread(add_server, sidecar_env)
     with serve_replica(site) as replica:
         shipped_on_replica(sidecar_env, tmp_path, site, replica)

@@ -1,10 +1,11 @@
 """The wire formats of real chat sites (DeepSeek, ChatGPT signed out, Doubao and its older app,
-Qwen, Kimi, Claude, Gemini under /u/1/), for the replica (tests/support/chat_replica.py): each
+Qwen, Kimi, Claude, Gemini under /u/1/, Tongyi), for the replica (tests/support/chat_replica.py): each
 protocol's endpoint, how the user's message sits in its request, and how it streams an answer,
 shaped after the public sources in docs/CHAT_SITES.md (each shipped adapter's `source`). Every
 answer carries thinking that holds a call of a tool nobody chose: an adapter that read thinking
 as the answer would show a card for it. The answer's first piece holds the start of the call
-(DeepSeek's first token comes inside a BATCH's list)."""
+(DeepSeek's first token comes inside a BATCH's list). Tongyi's source shows no thinking in its
+stream, so its replica sends none."""
 
 from __future__ import annotations
 
@@ -163,6 +164,18 @@ def gemini_message(form: bytes) -> str:
     return str(json.loads(json.loads(f_req)[1])[0][0])
 
 
+def tongyi(pieces: list[str]) -> Iterator[bytes]:
+    # Each event carries the whole answer so far (the shipped adapter's text_mode "full").
+    text = ""
+    for piece in pieces:
+        text += piece
+        content = {"content": text, "contentType": "text", "role": "assistant"}
+        yield _sse({"contents": [content], "msgStatus": "generating", "sessionId": "s1"})
+    done = {"content": text, "contentType": "text", "role": "assistant"}
+    yield _sse({"contents": [done], "msgStatus": "finished", "sessionId": "s1"})
+    yield _sse("[DONE]")
+
+
 @dataclass(frozen=True)
 class Protocol:
     name: str  # the shipped adapter's
@@ -227,6 +240,13 @@ PROTOCOLS = {
             "text/event-stream",
             lambda b: b["messages"][-1]["content"],
             qwen,
+        ),
+        Protocol(
+            "tongyi",
+            "/dialog/conversation",
+            "text/event-stream;charset=UTF-8",
+            lambda b: b["contents"][-1]["content"],
+            tongyi,
         ),
         Protocol(
             "kimi",

@@ -50,6 +50,13 @@ window.replicaProtocols = {
     url: '/api/v2/chat/completions?chat_id=c1',
     body: (text) => JSON.stringify({ stream: true, chat_id: 'c1', model: 'qwen3-max', messages: [{ role: 'user', content: text, chat_type: 't2t' }] }),
   },
+  tongyi: {
+    // The live site posts to another host (qianwen.biz.aliyun.com); the replica serves the same
+    // path at its own origin (tests/e2e/test_chat_sites.py, shipped_on_replica).
+    url: '/dialog/conversation',
+    body: (text) => JSON.stringify({ model: '', action: 'next', mode: 'chat', sessionId: '', sessionType: 'text_chat',
+      parentMsgId: '', contents: [{ content: text, contentType: 'text', role: 'user' }] }),
+  },
   kimi: {
     url: '/apiv2/kimi.gateway.chat.v1.ChatService/Chat',
     type: 'application/connect+json',
