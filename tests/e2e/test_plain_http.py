@@ -11,6 +11,7 @@ same pages are served on a non-secure origin (`http://intranet.test:PORT`) and o
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -93,6 +94,12 @@ def page_errors(browser: Browser) -> list[str]:
 async def seen(page: Page) -> list[dict]:
     """What the page and its frame saw of WebMCP and of us, at load and now (plain-http.js)."""
     out = []
+    # The iframe is in the page's HTML, but Playwright may hear of its frame after the page's load.
+    await page.wait_for_function("document.querySelector('iframe')?.contentWindow?.seenAtLoad !== undefined")
+    for _ in range(200):
+        if len(page.frames) == 2:
+            break
+        await asyncio.sleep(0.05)
     for frame in page.frames:
         await frame.wait_for_function("window.seenAtLoad !== undefined")
         out += await frame.evaluate("[window.seenAtLoad, window.seenHere()]")

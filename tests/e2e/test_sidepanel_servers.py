@@ -151,6 +151,8 @@ async def test_the_agent_and_the_inspector_use_local_servers(s: Session):
     long_card = card(s, "everything__trigger-long-running-operation")
     await expect(long_card.locator(".progress")).to_contain_text(re.compile(r"[123] of 4"), timeout=SLOW)
     await expect(long_card.locator(".pill")).to_have_text("done", timeout=SLOW)
+    # The turn ends with the model's answer to the result: the next script is for the next turn.
+    await expect(p.locator(".msg.assistant .bubble").last).to_have_text("Done waiting.", timeout=SLOW)
 
     # 3. server-filesystem reads a file in its temp dir for the agent.
     note = str((s.files / "note.txt").resolve())
