@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import logging
 
-import keyring.errors
-
 from webmcp_sidecar.agent.presets import PRESETS
-from webmcp_sidecar.keyring_store import SERVICE, KeyringUnavailable, backend, call, check
+from webmcp_sidecar.keyring_store import SERVICE, KeyringUnavailable, backend, call, check, delete_secret
 
 __all__ = ["KeyringUnavailable", "backend", "check", "delete_key", "get_key", "set_key", "which"]
 
@@ -39,15 +37,8 @@ def get_key(provider: str) -> str | None:
 def delete_key(provider: str) -> bool:
     """True if a key was there."""
     check_provider(provider)
-    b = backend()
-    if call("read", b.get_password, SERVICE, provider) is None:
+    if not delete_secret(provider):
         return False
-    try:
-        call("deleted", b.delete_password, SERVICE, provider)
-    except KeyringUnavailable as e:
-        if isinstance(e.__cause__, keyring.errors.PasswordDeleteError):
-            return False
-        raise
     log.info("key for %s deleted from the keyring", provider)
     return True
 
