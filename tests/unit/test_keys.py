@@ -87,7 +87,7 @@ def test_plaintext_backends_are_refused(monkeypatch):
             stored.pop((service, username), None)
 
     PlaintextKeyring.__module__ = "keyrings.alt.file"
-    monkeypatch.setattr(keys.keyring, "get_keyring", lambda: PlaintextKeyring())
+    monkeypatch.setattr(keyring, "get_keyring", lambda: PlaintextKeyring())
     with pytest.raises(keys.KeyringUnavailable, match="never stores keys in a plain file"):
         keys.set_key("openai", KEY)
     assert stored == {}
