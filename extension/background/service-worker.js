@@ -17,7 +17,6 @@ globalThis.sidecar = {
   lanesWaiting: worker.lanesWaiting,
   setLanes: worker.setLanes,
   pending: worker.pending,
-  fastLink: worker.fastLink,
   entryLinks: worker.entryLinks,
   connect: worker.connect,
   browserTools: worker.browserTools,
