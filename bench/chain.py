@@ -58,7 +58,6 @@ from bench.chain_series import (
 )
 from bench.peer_devtools_mcp import PeerSession, PeerUnavailable
 from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV
-from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
 from webmcp_sidecar.paths import socket_dir
 
 # --- round trip ----------------------------------------------------------------------------------
@@ -384,10 +383,7 @@ def main() -> int:
     started = time.strftime("%Y-%m-%d %H:%M")
     results = anyio.run(run)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    # The browser, so the host, inherits this environment: WEBMCP_SIDECAR_FAST_LINK=0 compares.
-    fast = "off" if os.environ.get(FAST_LINK_ENV) == "0" else "on"
-    print(f"bench.chain, {started}, {os.cpu_count()} cores, load average at the end {load}, "
-          f"fast link {fast}")
+    print(f"bench.chain, {started}, {os.cpu_count()} cores, load average at the end {load}")
     print(report(results, args))
     return 0
 
