@@ -18,6 +18,7 @@ globalThis.sidecar = {
   setLanes: worker.setLanes,
   pending: worker.pending,
   entryLinks: worker.entryLinks,
+  nativeLink: worker.nativeLink,
   connect: worker.connect,
   browserTools: worker.browserTools,
   routes: worker.routes,

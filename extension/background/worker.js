@@ -172,6 +172,7 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
     setLanes: (on) => { frames.lanesOn = on; },
     pending: siteCalls.pending,
     entryLinks: entries,
+    nativeLink: link,
     /** No more reconnects or timers of its own (tests drop a worker this way; Chrome just ends it). */
     stop() {
       link.stop();

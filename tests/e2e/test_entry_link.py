@@ -22,26 +22,21 @@ from webmcp_sidecar.mcp_server.entry_link import LINK_DROPPED
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 
-# Counts the results the worker sends over entry links and, the rest, to the host (over the
-# native port: every message to the host leaves through routes.toHost, native-link.js sends it).
+# Counts the results the worker sends over entry links and over the native port to the host.
 COUNT_RESULTS = """() => {
   globalThis.sent = { entry: 0, host: 0 };
-  let onLink = false;
   const entries = globalThis.sidecar.entryLinks;
   const postResult = entries.postResult.bind(entries);
   entries.postResult = (id, text) => {
     const sent = postResult(id, text);
     if (sent) globalThis.sent.entry++;
-    onLink = sent;
     return sent;
   };
-  const routes = globalThis.sidecar.routes;
-  const toHost = routes.toHost;
-  routes.toHost = (msg) => {
-    onLink = false;
-    const sent = toHost(msg);
-    if (sent && msg?.type === 'result' && !onLink) globalThis.sent.host++;
-    return sent;
+  const port = globalThis.sidecar.nativeLink.port;
+  const postMessage = port.postMessage.bind(port);
+  port.postMessage = (msg) => {
+    if (msg?.type === 'result') globalThis.sent.host++;
+    return postMessage(msg);
   };
 }"""
 SENT = "() => globalThis.sent"
