@@ -90,13 +90,17 @@ async def wait_entry_link(worker: Worker) -> None:
         await anyio.sleep(0.02)
 
 
-async def wait_lane(worker: Worker) -> None:
-    """Until the page's frame lane is up (it comes a moment after the page's first call)."""
+async def wait_lane(worker: Worker) -> bool:
+    """Until the page's frame lane is up (it comes a moment after the page's first call); False
+    when it does not within 10 s. It does not on bench.html, which is cross-origin isolated (a
+    known problem of its own): the run goes on, the calls taking the frame's runtime port, and
+    "Frame lane on vs off" then compares that port with itself."""
     deadline = time.monotonic() + 10
     while not await worker.evaluate("() => globalThis.sidecar.frameLanes.size"):
         if time.monotonic() > deadline:
-            raise RuntimeError("the page's frame lane did not come up")
+            return False
         await anyio.sleep(0.02)
+    return True
 
 
 async def round_trip(res: ModeResult, page: Page, worker: Worker, mcp: TimedSession, add: str, url: str,
@@ -268,7 +272,9 @@ async def run_mode(mode: str, url: str, args: argparse.Namespace) -> ModeResult:
                 say(f"[{mode}] round trip ...")
                 worker = await browser.worker()
                 await mcp.client.call_tool(add, {"a": 0, "b": 0})  # the first call opens the lane
-                await wait_lane(worker)
+                if not await wait_lane(worker):
+                    say(f"[{mode}] the page's frame lane did not come up (bench.html is cross-origin "
+                        "isolated, a known problem): its calls take the runtime port")
                 await wait_entry_link(worker)
                 await round_trip(res, page, worker, mcp, add, url, args)
                 if args.propagation:
