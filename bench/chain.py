@@ -58,7 +58,6 @@ from bench.chain_series import (
 )
 from bench.peer_devtools_mcp import PeerSession, PeerUnavailable
 from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV
-from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
 from webmcp_sidecar.paths import socket_dir
 
 # --- round trip ----------------------------------------------------------------------------------
@@ -91,13 +90,17 @@ async def wait_entry_link(worker: Worker) -> None:
         await anyio.sleep(0.02)
 
 
-async def wait_lane(worker: Worker) -> None:
-    """Until the page's frame lane is up (it comes a moment after the page's first call)."""
+async def wait_lane(worker: Worker) -> bool:
+    """Until the page's frame lane is up (it comes a moment after the page's first call); False
+    when it does not within 10 s. It does not on bench.html, which is cross-origin isolated (a
+    known problem of its own): the run goes on, the calls taking the frame's runtime port, and
+    "Frame lane on vs off" then compares that port with itself."""
     deadline = time.monotonic() + 10
     while not await worker.evaluate("() => globalThis.sidecar.frameLanes.size"):
         if time.monotonic() > deadline:
-            raise RuntimeError("the page's frame lane did not come up")
+            return False
         await anyio.sleep(0.02)
+    return True
 
 
 async def round_trip(res: ModeResult, page: Page, worker: Worker, mcp: TimedSession, add: str, url: str,
@@ -269,7 +272,9 @@ async def run_mode(mode: str, url: str, args: argparse.Namespace) -> ModeResult:
                 say(f"[{mode}] round trip ...")
                 worker = await browser.worker()
                 await mcp.client.call_tool(add, {"a": 0, "b": 0})  # the first call opens the lane
-                await wait_lane(worker)
+                if not await wait_lane(worker):
+                    say(f"[{mode}] the page's frame lane did not come up (bench.html is cross-origin "
+                        "isolated, a known problem): its calls take the runtime port")
                 await wait_entry_link(worker)
                 await round_trip(res, page, worker, mcp, add, url, args)
                 if args.propagation:
@@ -384,10 +389,7 @@ def main() -> int:
     started = time.strftime("%Y-%m-%d %H:%M")
     results = anyio.run(run)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    # The browser, so the host, inherits this environment: WEBMCP_SIDECAR_FAST_LINK=0 compares.
-    fast = "off" if os.environ.get(FAST_LINK_ENV) == "0" else "on"
-    print(f"bench.chain, {started}, {os.cpu_count()} cores, load average at the end {load}, "
-          f"fast link {fast}")
+    print(f"bench.chain, {started}, {os.cpu_count()} cores, load average at the end {load}")
     print(report(results, args))
     return 0
 

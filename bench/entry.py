@@ -34,7 +34,6 @@ from bench.chain_series import Series, chain_via, interleave, ping_via, timed_ca
 from bench.chain_series import entry_command as chain_entry_command
 from webmcp_sidecar import EXTENSION_ID
 from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV
-from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
 
 ORIGIN = f"chrome-extension://{EXTENSION_ID}"
 SITE = "bench.test"
@@ -66,13 +65,14 @@ async def serve_entry_link(offer: dict[str, Any]) -> None:
                 await ws.send(json.dumps(answer(msg), separators=(",", ":")))
 
 
-async def answer_calls(browser: FakeBrowser, links: list[asyncio.Task[None]]) -> None:
-    """The scripted browser: every `call` answered at once; every entry link offered, opened."""
+async def answer_calls(browser: FakeBrowser, links: list[asyncio.Task[None]], open_links: bool) -> None:
+    """The scripted browser: every `call` answered at once; every entry link offered, opened
+    (unless `open_links` is false: then every call takes the host)."""
     while True:
         msg = await browser.inbox.get()
         if msg.get("type") == "call":
             browser.send(answer(msg))
-        elif msg.get("type") == "entry_link":
+        elif msg.get("type") == "entry_link" and open_links:
             links.append(asyncio.ensure_future(serve_entry_link(msg)))
 
 
@@ -124,10 +124,10 @@ async def run(args: argparse.Namespace) -> tuple[list[dict[str, Stats]], list[di
     rounds: list[dict[str, Stats]] = []
     cpu: list[dict[str, float]] = []  # per round: entry label -> CPU ms per request
     with tempfile.TemporaryDirectory(prefix="wmb-") as tmp, sidecar_env(tmp) as env:
-        browser = FakeBrowser({**env, FAST_LINK_ENV: "1" if args.link else "0"})
+        browser = FakeBrowser(env)
         await browser.start()
         links: list[asyncio.Task[None]] = []
-        responder = asyncio.ensure_future(answer_calls(browser, links))
+        responder = asyncio.ensure_future(answer_calls(browser, links, args.link))
         try:
             browser.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
             browser.send({"type": "registry", "sites": {SITE: [ADD]}})
@@ -218,7 +218,7 @@ def main() -> int:
     ap.add_argument("--no-link", action="store_true",
                     help="also this checkout's entry with its own link off (calls through the host)")
     ap.add_argument("--host-only", dest="link", action="store_false",
-                    help="no links at all (WEBMCP_SIDECAR_FAST_LINK=0 in the host): every call through it")
+                    help="the scripted browser opens no entry link: every call through the host")
     args = ap.parse_args()
     started = time.strftime("%Y-%m-%d %H:%M")
     load0 = os.getloadavg()[0]

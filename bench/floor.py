@@ -2,15 +2,16 @@
 extension (bench/floor_ext/) whose worker answers at once, and a bare native host
 (bench/floor_host.py) that only relays. A round trip from this process goes socket -> host ->
 worker and back, over native messaging or over a loopback WebSocket from the worker to the host
-(what the fast link does), and optionally on to a content script and back (the way a site
-call goes): over the content script's runtime port, or over a MessageChannel whose end an
-extension frame handed the worker (what the frame lane does). The series run interleaved in
-blocks; each gets warm-up calls first.
+(the host's fast link, removed in issue 30), or over a WebSocket to this process with no host
+(what the entry link does), and optionally on to a content script and back (the way a site call
+goes): over the content script's runtime port, or over a MessageChannel whose end an extension
+frame handed the worker (what the frame lane does). The series run interleaved in blocks; each
+gets warm-up calls first.
 
     .venv/bin/python -m bench.floor --calls 500
 
 The chain's own numbers (bench.chain --hops) read against these: what our code adds is the
-difference. See bench/README.md, "The fast link".
+difference. See bench/README.md, "The fast link (removed)".
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ async def main(rounds: int, pages: list[str]) -> None:
                 ours = await stack.enter_async_context(
                     launch_firefox(Path(tmp) / "ours", firefox_env(Path(tmp) / "ours")))
                 browsers["ours"] = ours.ff
-                await ours.wait_log("fast link open", 30)
+                await ours.wait_log("connected (Firefox ", 30)
                 got: dict[tuple[str, str], list[tuple[float, float]]] = {}
                 base = f"http://127.0.0.1:{port}/"
                 for r in range(rounds + 1):  # the first round warms the caches and is dropped

@@ -1,18 +1,18 @@
 // Entry links: a loopback WebSocket from the worker to each MCP entry that offered one (the
 // entry's end: mcp_server/entry_link.py; the offer comes through the host, `entry_link`, with the
-// entry's connection id). An entry sends its site calls and their cancels on its link, and a
+// entry's connection id; the socket: loopback-link.js). An entry sends its site calls and their cancels on its link, and a
 // call's result goes back on the link it came on, so the host is not on the way
 // (bench/README.md, "The entry link"). A link carries only its own entry's calls (ids that begin
 // with its connection id); when it closes, the calls it brought that still run are cancelled:
 // nobody can read their results any more. Tokens live in the links only: never stored or logged.
 
 import { callPrefix, isCallOf } from '../lib/call-ids.js';
-import { FastLink } from './fast-link.js';
+import { LoopbackLink } from './loopback-link.js';
 
 /** Links at once: one per MCP entry of this browser's host; more offers are refused. */
 export const MAX_ENTRY_LINKS = 16;
 
-/** @typedef {{link: FastLink, calls: Set<string>}} Linked */
+/** @typedef {{link: LoopbackLink, calls: Set<string>}} Linked */
 
 export class EntryLinks {
   /**
@@ -46,7 +46,7 @@ export class EntryLinks {
     /** @type {Linked} */
     const linked = {
       calls: new Set(),
-      link: new FastLink({
+      link: new LoopbackLink({
         WebSocket: this.WebSocket,
         log: this.log,
         name: 'entry link',

@@ -20,17 +20,14 @@ export class NativeLink {
    *   onOpen: () => void,
    *   onDown: () => void,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
-   *   fast?: import('./fast-link.js').FastLink,
    *   entries?: import('./entry-links.js').EntryLinks,
    * }} opts
    *   onMessage: every message from the host (chunks included: routes.js joins them with join());
    *   onOpen: a port just opened (send the greeting); onDown: it closed (stop the work for it);
-   *   fast: the fast link (fast-link.js), which results take while it is open; entries: the
-   *   MCP entries' own links (entry-links.js), which the results of their calls take first
+   *   entries: the MCP entries' own links (entry-links.js), which the results of their calls take
    */
-  constructor({ chrome, onMessage, onOpen, onDown, log, fast, entries }) {
+  constructor({ chrome, onMessage, onOpen, onDown, log, entries }) {
     this.chrome = chrome;
-    this.fast = fast ?? null;
     this.entries = entries ?? null;
     this.onMessage = onMessage;
     this.onOpen = onOpen;
@@ -105,8 +102,7 @@ export class NativeLink {
   /** @param {string|undefined} message chrome.runtime.lastError.message, if any */
   down(message) {
     this.port = null;
-    this.fast?.close(); // its host is gone with the port
-    this.entries?.closeAll(); // and its entries' links (they offer new ones to the next host)
+    this.entries?.closeAll(); // its entries' links go with its host (they offer new ones to the next)
     this.connected = false;
     this.mismatch = null;
     if (this.stableTimer) clearTimeout(this.stableTimer);
@@ -127,9 +123,9 @@ export class NativeLink {
 
   /**
    * Sends a message to the host; false when there is no host. A result (the hot path) takes the
-   * entry link its call came on, else the fast link while it is open, else the native port. A long result goes in 64 Ki-unit chunks on
+   * entry link its call came on, else the native port. A long result goes in 64 Ki-unit chunks on
    * the native port: Chromium carries 5 MiB that way in ~45 ms, over its WebSocket in ~100
-   * (bench/README.md, "The fast link"). Only a result and a tool list, whose sizes a page
+   * (bench/README.md, "The fast link (removed)"). Only a result and a tool list, whose sizes a page
    * controls, are encoded here, to be measured (and split into chunks if they are too long).
    * @param {any} msg
    */
@@ -147,7 +143,7 @@ export class NativeLink {
           for (const chunk of sliceIntoChunks(text, `sw${++this.chunkCounter}`, RESULT_PART_CHARS)) {
             port.postMessage(chunk);
           }
-        } else if (!this.entries?.postResult(msg.id, text) && !this.fast?.postText(text)) {
+        } else if (!this.entries?.postResult(msg.id, text)) {
           port.postMessage(msg);
         }
         return true;
@@ -201,7 +197,6 @@ export class NativeLink {
       lastError: this.lastError,
       hint: this.hint,
       retryInMs: !this.port && this.reconnectTimer ? Math.max(0, this.retryAt - Date.now()) : null,
-      fastLink: this.fast?.state() ?? 'closed',
       entryLinks: this.entries?.state() ?? {},
     };
   }
@@ -209,7 +204,6 @@ export class NativeLink {
   /** No more reconnects or timers (tests drop a worker this way; Chrome just ends it). */
   stop() {
     this.stopped = true;
-    this.fast?.close();
     this.entries?.closeAll();
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     if (this.stableTimer) clearTimeout(this.stableTimer);

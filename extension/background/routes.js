@@ -107,8 +107,6 @@ export function createRoutes(w) {
         toHost({ type: 'chat_sites_get' });
       }
     })],
-    // The fast link's offer (the host sends it once it listens; again after a drop).
-    fast_link: ['fast-link.js', checked((m) => link.fast?.open(m.port, m.token))],
     // An MCP entry's offer of its own link (the host passes it on; entry-links.js).
     entry_link: ['entry-links.js', checked((m) => link.entries?.open(m.conn, m.port, m.token))],
     ping: ['routes.js', checked((m) => void toHost({ type: 'pong', id: m.id }))],

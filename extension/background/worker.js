@@ -9,7 +9,6 @@ import { Registry } from '../lib/registry.js';
 import { installBrowserTools } from './browser-tools.js';
 import { FramePorts } from './frame-ports.js';
 import { EntryLinks } from './entry-links.js';
-import { FastLink } from './fast-link.js';
 import { NativeLink } from './native-link.js';
 import { installOpenTabs } from './open-tabs.js';
 import { openUrl } from './open-url.js';
@@ -40,12 +39,11 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   /** @param {'debug'|'info'|'warning'|'error'} level @param {string} message */
   const log = (level, message) => send({ type: 'log', level, message: message.slice(0, 4000) });
 
-  // Host messages from the fast link are routed as the native port's are (routes.js).
-  const fast = new FastLink({ onMessage: (raw) => routes.fromHost(raw), log });
-  // So are an MCP entry's calls on its own link; a link that closes stops the calls it brought.
+  // An MCP entry's calls on its own link are routed as the host's are (routes.js); a link that
+  // closes stops the calls it brought.
   const entries = new EntryLinks({ onMessage: (raw) => routes.fromHost(raw), cancel: (id) => siteCalls.cancel(id), log });
   const link = new NativeLink({
-    chrome, log, fast, entries, onMessage: (raw) => routes.fromHost(raw), onOpen: greet, onDown: () => siteCalls.dropAll(),
+    chrome, log, entries, onMessage: (raw) => routes.fromHost(raw), onOpen: greet, onDown: () => siteCalls.dropAll(),
   });
   const updates = new SiteUpdates({ registry, send, log, linked: () => link.port !== null });
   /** The registry changed: the host hears of it, and calls waiting for a tool look again. */
@@ -173,8 +171,8 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
     /** @param {boolean} on */
     setLanes: (on) => { frames.lanesOn = on; },
     pending: siteCalls.pending,
-    fastLink: fast,
     entryLinks: entries,
+    nativeLink: link,
     /** No more reconnects or timers of its own (tests drop a worker this way; Chrome just ends it). */
     stop() {
       link.stop();

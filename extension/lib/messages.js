@@ -5,8 +5,8 @@ import { isConnId } from './call-ids.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, ERROR_CODES, ERROR_TEXTS, MAX_TIMEOUT_MS, timeoutText } from './protocol.js';
 
 const MAX_MESSAGE_CHARS = 2000;
-/** The fast link's token (host: wire/messages.py FastLink): it goes into the link's URL path. */
-const FAST_LINK_TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
+/** An entry link's token (host: wire/messages.py EntryLink): it goes into the link's URL path. */
+const LINK_TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
 
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isId = (v) => typeof v === 'string' && v.length > 0;
@@ -55,14 +55,10 @@ export function checkHostMessage(msg) {
       return { ok: true, msg: { type, id: typeof msg.id === 'string' ? msg.id : '' } };
     case 'chunk':
       return { ok: true, msg };
-    case 'fast_link':
-      if (!Number.isInteger(msg.port) || msg.port < 1 || msg.port > 65535) return bad('no port');
-      if (typeof msg.token !== 'string' || !FAST_LINK_TOKEN.test(msg.token)) return bad('no token');
-      return { ok: true, msg: { type, port: msg.port, token: msg.token } };
     case 'entry_link':
       if (!isConnId(msg.conn)) return bad('no conn');
       if (!Number.isInteger(msg.port) || msg.port < 1 || msg.port > 65535) return bad('no port');
-      if (typeof msg.token !== 'string' || !FAST_LINK_TOKEN.test(msg.token)) return bad('no token');
+      if (typeof msg.token !== 'string' || !LINK_TOKEN.test(msg.token)) return bad('no token');
       return { ok: true, msg: { type, conn: msg.conn, port: msg.port, token: msg.token } };
     case 'host_hello':
       if (!Number.isInteger(msg.protocol)) return bad('no protocol');

@@ -2,7 +2,7 @@
 Chromium, host and MCP entry, both modes. Site calls and their results go between the entry and
 the worker with no host in between; a page cannot open the entry's port, even knowing its URL; a
 link that drops answers the call it held and comes back; with the link off, calls take the host
-(and its fast link) as before.
+(and the native port) as before.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from webmcp_sidecar.mcp_server.entry_link import LINK_DROPPED
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 
-# Counts the results the worker sends over entry links and over the fast link.
+# Counts the results the worker sends over entry links and over the native port to the host.
 COUNT_RESULTS = """() => {
-  globalThis.sent = { entry: 0, fast: 0 };
+  globalThis.sent = { entry: 0, host: 0 };
   const entries = globalThis.sidecar.entryLinks;
   const postResult = entries.postResult.bind(entries);
   entries.postResult = (id, text) => {
@@ -32,12 +32,11 @@ COUNT_RESULTS = """() => {
     if (sent) globalThis.sent.entry++;
     return sent;
   };
-  const fast = globalThis.sidecar.fastLink;
-  const postText = fast.postText.bind(fast);
-  fast.postText = (text) => {
-    const sent = postText(text);
-    if (sent && JSON.parse(text).type === 'result') globalThis.sent.fast++;
-    return sent;
+  const port = globalThis.sidecar.nativeLink.port;
+  const postMessage = port.postMessage.bind(port);
+  port.postMessage = (msg) => {
+    if (msg?.type === 'result') globalThis.sent.host++;
+    return postMessage(msg);
   };
 }"""
 SENT = "() => globalThis.sent"
@@ -77,7 +76,7 @@ async def test_calls_take_the_entry_link_and_a_page_cannot_open_it(browser, mcp,
     for i in range(3):
         r = await mcp.call(f"{s}__add", {"a": i, "b": 40})
         assert not r.is_error and r.structured_content == {"sum": i + 40, "label": "A"}
-    assert await worker.evaluate(SENT) == {"entry": 3, "fast": 0}
+    assert await worker.evaluate(SENT) == {"entry": 3, "host": 0}
 
     # The page learns the link's URL (token and all) and still cannot open it: its Origin is
     # not the extension's. Nor with a made-up token.
@@ -89,7 +88,7 @@ async def test_calls_take_the_entry_link_and_a_page_cannot_open_it(browser, mcp,
     assert await worker.evaluate(LINKS) == {conn: "open"}
     r = await mcp.call(f"{s}__add", {"a": 1, "b": 1})
     assert not r.is_error and r.structured_content == {"sum": 2, "label": "A"}
-    assert await worker.evaluate(SENT) == {"entry": 4, "fast": 0}
+    assert await worker.evaluate(SENT) == {"entry": 4, "host": 0}
 
 
 async def test_a_dropped_entry_link_ends_the_call_it_held_and_comes_back(browser, mcp, site_url):
@@ -118,7 +117,7 @@ async def test_a_dropped_entry_link_ends_the_call_it_held_and_comes_back(browser
     await worker.evaluate(COUNT_RESULTS)
     r = await mcp.call(f"{s}__add", {"a": 2, "b": 2})
     assert not r.is_error and r.structured_content == {"sum": 4, "label": "A"}
-    assert await worker.evaluate(SENT) == {"entry": 1, "fast": 0}
+    assert await worker.evaluate(SENT) == {"entry": 1, "host": 0}
 
 
 async def test_an_entry_killed_mid_call_has_its_call_stopped_by_the_worker(browser, sidecar_env, site_url):
@@ -152,12 +151,9 @@ async def test_with_the_entry_link_off_calls_take_the_host(browser, sidecar_env,
     async with McpSession(sidecar_env, command=ENTRY_WITHOUT_LINK) as mcp:
         await mcp.wait_tools(lambda n: f"{s}__add" in n)
         worker = await browser.worker()
-        with anyio.fail_after(20):
-            while await worker.evaluate("() => globalThis.sidecar.status().fastLink") != "open":
-                await anyio.sleep(0.05)
         await worker.evaluate(COUNT_RESULTS)
         for i in range(2):
             r = await mcp.call(f"{s}__add", {"a": i, "b": 2})
             assert not r.is_error and r.structured_content == {"sum": i + 2, "label": "A"}
-        assert await worker.evaluate(SENT) == {"entry": 0, "fast": 2}
+        assert await worker.evaluate(SENT) == {"entry": 0, "host": 2}
         assert await worker.evaluate(LINKS) == {}

@@ -33,12 +33,15 @@ async def test_tools_reach_the_client_and_calls_change_the_page(browser, mcp, si
     assert await tab.text_content("#out") == "20+22=42"
     # No frame lane in Firefox (its bridge needs a service worker): no hidden frame in the page.
     assert await tab.evaluate("document.querySelectorAll('iframe').length") == 0
-    # Both links came up beside the native port: the host learnt the moz-extension origin from
-    # the hello and admitted the worker's WebSockets with it.
+    # The entry link came up beside the native port: the host learnt the moz-extension origin
+    # from the hello, the entry learnt it from the host, and its link admitted the worker's
+    # WebSocket with it.
     log = browser.host_log()
     assert "for Firefox add-on webmcp-sidecar@webmcp.io" in log
     assert "extension 0.1.0 connected (Firefox " in log
-    await browser.wait_log("fast link open")
+    with anyio.fail_after(10):
+        while "entry link open" not in browser.entry_log():
+            await anyio.sleep(0.05)
 
 
 async def test_register_and_unregister_send_list_changed(browser, mcp, site_url):

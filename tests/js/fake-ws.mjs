@@ -1,4 +1,4 @@
-// A WebSocket for the links' tests (fast-link, entry-links): opened, fed and closed by hand; and
+// A WebSocket for the links' tests (loopback-link, entry-links): opened, fed and closed by hand; and
 // a worker that makes its links with it.
 
 import { startWorker, tick, tool } from './fake-chrome.mjs';

@@ -100,6 +100,12 @@ class FirefoxBrowser:
             while words not in self.host_log():
                 await anyio.sleep(0.05)
 
+    def entry_log(self) -> str:
+        """The MCP entries' log: they start with an MCP SDK's default environment (HOME and a
+        few more, no WEBMCP_SIDECAR_LOG_DIR), so it is in the log dir under this HOME."""
+        logs = sorted(self.home.rglob("mcp.log*"))
+        return "".join(p.read_text(errors="replace") for p in logs)
+
     async def reset(self) -> None:
         """One blank tab and no skill installed, for the next test of the module."""
         keep = await self.ff.new_tab("about:blank")

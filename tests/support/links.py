@@ -1,6 +1,6 @@
-"""For the links' tests (tests/unit/test_fast_link.py, test_entry_link.py): the real host with a
-scripted browser that has said hello, and the `websockets` client in the worker's place; for the
-end-to-end ones (tests/e2e/test_fast_link.py, test_entry_link.py): a page's try at a link."""
+"""For the links' tests (tests/unit/test_entry_link.py, test_link_server.py): the real host with
+a scripted browser that has said hello, and the `websockets` client in the worker's place; for the
+end-to-end ones (tests/e2e/test_entry_link.py): a page's try at a link."""
 
 from __future__ import annotations
 

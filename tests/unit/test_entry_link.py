@@ -15,7 +15,6 @@ from tests.support.links import ORIGIN, cancelled, open_link, recv_json, result,
 from tests.support.raw_entry import RawEntry
 from webmcp_sidecar.mcp_server import entry_link, hosts
 from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV, LINK_DROPPED, MAX_DROPS
-from webmcp_sidecar.native_host.fast_link import FAST_LINK_ENV
 from webmcp_sidecar.wire import adrift, link_server
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import split_message
@@ -219,27 +218,18 @@ async def test_the_host_passes_on_only_good_offers_and_an_entrys_own_cancels(bro
     other.close()
 
 
-async def test_links_off_in_the_host_or_the_entry_keep_calls_on_the_socket(sock_env, monkeypatch):
-    b = await start({**sock_env, FAST_LINK_ENV: "0"})
-    try:
-        e = await RawEntry.connect()
-        e.send({"type": "entry_link_offer", "port": 40000, "token": "t" * 43})
-        seen = await until_mark(b)
-        assert not [msg for msg in seen if msg.get("type") == "entry_link"], seen  # not passed on
-        e.close()
-        monkeypatch.setenv(ENTRY_LINK_ENV, "0")
-        async with asyncio.TaskGroup() as tg:
-            pool, link = await entry(tg)
-            assert link.direct is None
-            task = asyncio.create_task(link.request(call(1)))
-            got = await b.expect("call")
-            b.send(result(got["id"]))
-            assert (await task).ok
-            pool.close()
-    finally:
-        if b.proc and b.proc.returncode is None:
-            b.proc.kill()
-            await b.proc.wait()
+async def test_the_entry_link_off_in_the_entry_keeps_calls_on_the_socket(browser, monkeypatch):
+    """`WEBMCP_SIDECAR_ENTRY_LINK=0` in the entry's environment alone turns its link off (the
+    host has no switch of its own): no link, and its calls take the host."""
+    monkeypatch.setenv(ENTRY_LINK_ENV, "0")
+    async with asyncio.TaskGroup() as tg:
+        pool, link = await entry(tg)
+        assert link.direct is None
+        task = asyncio.create_task(link.request(call(1)))
+        got = await browser.expect("call")
+        browser.send(result(got["id"]))
+        assert (await task).ok
+        pool.close()
 
 
 async def test_an_offer_nobody_takes_is_made_again_after_a_pause_and_never_given_up(browser, monkeypatch):

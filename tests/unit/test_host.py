@@ -9,7 +9,9 @@ import pytest
 
 from tests.support.fake_browser import FakeBrowser
 from tests.support.raw_entry import RawEntry
-from webmcp_sidecar import paths
+from webmcp_sidecar import EXTENSION_ID, GECKO_ID, paths
+from webmcp_sidecar.native_host.app import Host
+from webmcp_sidecar.native_host.stdio import FrameWriter
 from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.tools import uploads
 from webmcp_sidecar.wire import localsock
@@ -26,7 +28,6 @@ async def browser(sock_env):
     await b.start()
     b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
     assert (await b.expect("host_hello"))["protocol"] == 1  # the host's side of the handshake
-    await b.expect("fast_link")  # its offer (test_fast_link.py), taken so the inbox starts empty
     b.send({"type": "registry", "sites": {"a.test": TOOLS}})
     yield b
     if b.proc and b.proc.returncode is None:
@@ -243,3 +244,46 @@ def test_peer_of_another_user_is_refused(monkeypatch):
     finally:
         a.close()
         b.close()
+
+
+# --- the extension's origin when Firefox started the host (native_host/launch.py) ---------------
+
+MOZ = "moz-extension://1dc79572-a92b-44ee-8188-f1ea72c6bad4"
+
+
+async def test_a_host_firefox_started_learns_its_origin_from_the_hello(sock_env, tmp_path):
+    """Firefox starts the host as `<manifest path> <add-on id>`, with no origin: the hello's
+    (`moz-extension://<uuid>/`, per profile) is what the entries' links then admit
+    (test_link_server.py), and entries that came before it hear it in a `status`."""
+    b = FakeBrowser(sock_env, [str(tmp_path / "io.webmcp.sidecar.json"), GECKO_ID])
+    await b.start()
+    try:
+        e = await RawEntry.connect()
+        assert e.welcome["extension_origin"] == ""
+        b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Firefox 153.0",
+                "origin": MOZ + "/"})
+        await b.expect("host_hello")
+        assert (await e.recv("status"))["extension_origin"] == MOZ + "/"
+        later = await RawEntry.connect()
+        assert later.welcome["extension_origin"] == MOZ + "/"
+        e.close()
+        later.close()
+    finally:
+        if b.proc and b.proc.returncode is None:
+            b.proc.kill()
+            await b.proc.wait()
+
+
+@pytest.mark.parametrize("origin", [f"chrome-extension://{EXTENSION_ID}/", ""])
+def test_only_a_host_firefox_started_takes_the_hellos_origin(origin):
+    """Chrome's argument is the origin, whatever a hello says; a host started by hand learns
+    none; and a hello's origin that is not exactly a Firefox extension's is not taken."""
+    host = Host(origin, FrameWriter(lambda _: None))
+    host.on_browser_frame(json.dumps({"type": "hello", "extension_version": "9",
+                                      "origin": MOZ + "/"}).encode())
+    assert host.origin == origin
+    firefox = Host("", FrameWriter(lambda _: None))
+    firefox.origin_from_hello = True
+    firefox.on_browser_frame(json.dumps({"type": "hello", "extension_version": "9",
+                                         "origin": "*"}).encode())
+    assert firefox.origin == ""

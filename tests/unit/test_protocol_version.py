@@ -36,10 +36,14 @@ async def test_host_refuses_an_extension_of_another_protocol(sock_env, tmp_path)
     text = VERSION_MISMATCH.format(extension=OTHER, host=PROTOCOL_VERSION)
     assert r["ok"] is False and r["error"]["message"] == text
     assert "webmcp-sidecar install" in text
+    # Nor passes it an entry's link (the worker would open it and route calls on it).
+    e.send({"type": "entry_link_offer", "port": 40000, "token": "t" * 43})
+    e.send({"type": "ping", "id": "after"})
+    assert (await e.recv("pong"))["id"] == "after"  # the offer was taken in before this
     e.close()
     assert await b.close() == 0
     assert text in host_log(tmp_path)
-    assert "fast_link" not in {m.get("type") for m in _drain(b)}  # nor offers it the fast link
+    assert "entry_link" not in {m.get("type") for m in _drain(b)}
 
 
 async def test_host_refuses_the_calls_of_an_entry_of_another_protocol(sock_env, tmp_path):

@@ -17,10 +17,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from webmcp_sidecar.native_host import first_answer
 from webmcp_sidecar.native_host.entries import EntryConn, EntrySide, short_error
-from webmcp_sidecar.native_host.fast_link import links_enabled
 from webmcp_sidecar.native_host.plugins import Handler, Plugin
 from webmcp_sidecar.native_host.stdio import FrameWriter
-from webmcp_sidecar.wire.adrift import Adrift
 from webmcp_sidecar.wire.codec import (
     MAX_TO_BROWSER,
     FrameError,
@@ -30,16 +28,7 @@ from webmcp_sidecar.wire.codec import (
     split_message,
 )
 from webmcp_sidecar.wire.constants import CALL_ID_SEP, CALLER_AGENT, PROTOCOL_VERSION, VERSION_MISMATCH
-from webmcp_sidecar.wire.link_server import LinkServer
 from webmcp_sidecar.wire.pending import PendingRequests
-
-# The fast link is offered again after a drop this many times at most, then the native port
-# carries everything for the rest of the host's life.
-MAX_FAST_LINK_DROPS = 3
-LINK_DROPPED = (
-    "The browser's link to the host dropped while this call ran, so its answer was lost (the "
-    "page was told to stop it); the call may or may not have run. Try again."
-)
 
 if TYPE_CHECKING:
     # pydantic and the models load with the first message that needs one, not at host start
@@ -71,14 +60,6 @@ class Host(EntrySide):
         self._chunks = Reassembler()
         self.host_id = f"{os.getpid()}"
         self.token = ""  # set when the link is loopback TCP (Windows)
-        # The fast link (fast_link.py), made at the first good hello; the ids of the calls sent
-        # over it, whose cancels must take the same way; how often it dropped.
-        self.fast: LinkServer | None = None
-        self.fast_calls: set[str] = set()
-        self._fast_drops = 0
-        self._fast_start: asyncio.Task[None] | None = None
-        self._fast_close: asyncio.Task[None] | None = None
-        self.adrift = Adrift(LINK_DROPPED, self._lost_in_drop)
         _read_buffers_from_the_heap()
 
     @property
@@ -93,79 +74,8 @@ class Host(EntrySide):
         for piece in split_message(payload.decode(), cid, MAX_TO_BROWSER - 4):
             self.to_browser.write(piece)
 
-    def send_call(self, payload: bytes, call_id: str) -> None:
-        """A site call, over the fast link while it is open, else the native port."""
-        if self.fast is not None and self.fast.send(payload):
-            self.fast_calls.add(call_id)
-        else:
-            self.send_to_browser(payload)
-
     def send_cancel(self, call_id: str) -> None:
-        """A cancel takes the way its call took, so it can never overtake it."""
-        payload = dumps({"type": "cancel", "id": call_id})
-        if call_id in self.fast_calls and self.fast is not None and self.fast.send(payload):
-            return
-        self.send_to_browser(payload)
-
-    def _offer_fast_link(self) -> None:
-        if not links_enabled() or self._fast_drops > MAX_FAST_LINK_DROPS:
-            return
-        if self.fast is None:
-            self.fast = LinkServer(
-                self.origin,
-                self._on_link_frame,
-                self._fast_link_dropped,
-                "fast link",
-                self._fast_link_unanswered,
-            )
-            self._fast_start = asyncio.get_running_loop().create_task(self._start_fast_link())
-        elif self.fast.port is not None and not self.fast.is_open:
-            self.send_to_browser(dumps({"type": "fast_link", **self.fast.offer()}))
-
-    async def _start_fast_link(self) -> None:
-        assert self.fast is not None
-        if await self.fast.start() is not None and self.extension_connected:
-            self.send_to_browser(dumps({"type": "fast_link", **self.fast.offer()}))
-
-    def _fast_link_unanswered(self) -> None:
-        """The worker did not open an offer in time (link_server.OFFER_WAIT): a new one."""
-        if self.fast is not None and self.extension_connected:
-            self.send_to_browser(dumps({"type": "fast_link", **self.fast.offer()}))
-
-    def _fast_link_dropped(self) -> None:
-        """Results may have been lost on the link: every call still out is cancelled in the
-        browser (on the native port), so a client that tries again does not find the first
-        attempt still running, and gets what the browser answers now, or the drop's error
-        (wire/adrift.py)."""
-        self._fast_drops += 1
-        self.fast_calls.clear()
-        for call_id in [*self.pending, *self.own_pending.ids()]:
-            self.adrift.add(call_id)
-            self.send_to_browser(dumps({"type": "cancel", "id": call_id}))
-        if self._fast_drops > MAX_FAST_LINK_DROPS and self.fast is not None:
-            # No more offers: stop listening too.
-            self._fast_close = asyncio.get_running_loop().create_task(self.fast.close())
-        elif self.extension_connected:
-            self._offer_fast_link()
-
-    def _lost_in_drop(self, call_id: str, res: dict[str, Any]) -> None:
-        if (conn := self._forget_call(call_id)) is not None:
-            conn.send_payload(dumps(res))
-        else:
-            self.own_pending.resolve(call_id, res)
-
-    def _on_link_frame(self, payload: bytes) -> None:
-        """A frame on the fast link: the worker sends results there, nothing else."""
-        if not payload.startswith(_RESULT_HEAD):
-            try:
-                kind = parse_payload(payload).get("type")
-            except Exception as e:
-                log.warning("bad frame on the fast link dropped: %s", short_error(e))
-                return
-            if kind != "result":
-                log.warning("a %s message on the fast link dropped: it carries results only", str(kind)[:40])
-                return
-        self.on_browser_frame(payload)
+        self.send_to_browser(dumps({"type": "cancel", "id": call_id}))
 
     # The browser's messages: type -> the Host's method for them; the plugins add theirs
     # (`add`). docs/ARCHITECTURE.md's "Routes in the host" is made from this and the plugins'
@@ -212,13 +122,7 @@ class Host(EntrySide):
             return False
         end = payload.find(b'"', len(_RESULT_HEAD))
         call_id = payload[len(_RESULT_HEAD) : end].decode("utf-8", "replace")
-        # (A call adrift since a fast link drop takes the full parse: Adrift may restate it.)
-        return (
-            end > 0
-            and "\\" not in call_id
-            and call_id not in self.adrift
-            and self._route_result(call_id, payload)
-        )
+        return end > 0 and "\\" not in call_id and self._route_result(call_id, payload)
 
     def _on_chunk(self, raw: dict[str, Any], payload: bytes) -> None:
         """A piece of a long message, mostly a long result (the worker sends one over 64 Ki
@@ -252,10 +156,7 @@ class Host(EntrySide):
 
     def _on_result(self, raw: dict[str, Any], payload: bytes) -> None:
         call_id = str(raw.get("id"))
-        if (answer := self.adrift.landed(call_id, raw)) is not raw:
-            raw, payload = answer, dumps(answer)
         if not self._route_result(call_id, payload):
-            self.fast_calls.discard(call_id)
             self.own_pending.resolve(call_id, raw)
 
     def _to_session(self, raw: dict[str, Any], payload: bytes) -> None:
@@ -329,7 +230,6 @@ class Host(EntrySide):
             self.extension_version = extension_version
             self.browser = browser
             log.info("extension %s connected (%s)", extension_version, browser)
-            self._offer_fast_link()
             for conn in self.conns.values():  # entries that offered their links before
                 self.pass_entry_link(conn)
         if self.conns:  # no Status model built when nobody listens (at the first hello)
@@ -341,18 +241,12 @@ class Host(EntrySide):
         Fills in the id, waits for the result; cancelling the wait cancels the page's work.
         """
         call_id = message["id"] = self.own_pending.open(prefix=CALLER_AGENT + CALL_ID_SEP)
-        if message.get("type") == "call":
-            self.send_call(dumps(message), call_id)
-        else:
-            self.send_to_browser(dumps(message))
+        self.send_to_browser(dumps(message))
         try:
             return await self.own_pending.wait(call_id, timeout)
         except (asyncio.CancelledError, TimeoutError):
             self.send_cancel(call_id)
             raise
-        finally:
-            self.fast_calls.discard(call_id)
-            self.adrift.discard(call_id)
 
     def status(self) -> m.Status:
         from webmcp_sidecar.wire import messages as m

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from webmcp_sidecar.native_host import first_answer
-from webmcp_sidecar.native_host.fast_link import links_enabled
 from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import FrameError, dumps, parse_payload
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
     # pydantic and the models load with the first message that needs one, not at host start
     # (issue 14): the functions that use them import them.
     from webmcp_sidecar.wire import messages as m
-    from webmcp_sidecar.wire.adrift import Adrift
 
 log = logging.getLogger("webmcp_sidecar.native_host.app")  # the logger these lines always had
 
@@ -81,8 +79,6 @@ class EntrySide:
     notices: dict[str, str]
     conns: dict[str, EntryConn]
     pending: dict[str, EntryConn]  # call id -> the entry that made it
-    fast_calls: set[str]  # ids of the calls sent over the fast link
-    adrift: Adrift  # calls a fast link drop left out (wire/adrift.py)
     _conn_ids: Iterator[int]
 
     if TYPE_CHECKING:
@@ -91,8 +87,6 @@ class EntrySide:
         def extension_connected(self) -> bool: ...
 
         def send_to_browser(self, payload: bytes) -> None: ...
-
-        def send_call(self, payload: bytes, call_id: str) -> None: ...
 
         def send_cancel(self, call_id: str) -> None: ...
 
@@ -118,8 +112,6 @@ class EntrySide:
                 # Nobody waits for these any more: stop the page's work.
                 self.pending.pop(call_id, None)
                 self.send_cancel(call_id)
-                self.fast_calls.discard(call_id)
-                self.adrift.discard(call_id)
             if conn.client is not None and self.extension_connected:
                 self.send_to_browser(dumps({"type": "session_end", "session": conn.id}))
             writer.close()
@@ -192,10 +184,7 @@ class EntrySide:
                 return
             self.pending[call_id] = conn
             conn.pending.add(call_id)
-            if kind == "call":  # site calls take the fast link when it is open (fast_link.py)
-                self.send_call(payload, call_id)
-            else:
-                self.send_to_browser(payload)
+            self.send_to_browser(payload)
             return
         from webmcp_sidecar.wire import messages as m
 
@@ -218,14 +207,12 @@ class EntrySide:
 
     def pass_entry_link(self, conn: EntryConn) -> None:
         """The entry's offer of its own link to the worker (mcp_server/entry_link.py), passed on
-        with the connection id its calls' ids begin with; kept until the browser is there. Not
-        while links are off (fast_link.links_enabled) or the extension speaks another protocol."""
+        with the connection id its calls' ids begin with; kept until the browser is there, not
+        passed while the extension speaks another protocol."""
         offer = conn.link_offer
         if offer is None or not self.extension_connected or self.mismatch:
             return
         conn.link_offer = None
-        if not links_enabled():
-            return
         self.send_to_browser(
             dumps({"type": "entry_link", "conn": conn.id, "port": offer.port, "token": offer.token})
         )
@@ -283,7 +270,6 @@ class EntrySide:
         conn = self.pending.pop(call_id, None)
         if conn is not None:
             conn.pending.discard(call_id)
-            self.fast_calls.discard(call_id)
         return conn
 
     def broadcast(self, payload: bytes) -> None:

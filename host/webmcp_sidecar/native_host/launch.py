@@ -47,6 +47,6 @@ def browser_launch(argv: list[str]) -> Launch | None:
 
 def moz_origin(value: object) -> str:
     """`value` as `moz-extension://<uuid>/` when it is exactly a Firefox extension origin, else
-    "" (a hello cannot widen what the fast link admits: one well-formed origin or nothing)."""
+    "" (a hello cannot widen what the entry links admit: one well-formed origin or nothing)."""
     m = _MOZ_ORIGIN.fullmatch(value) if isinstance(value, str) else None
     return f"moz-extension://{m.group(1)}/" if m else ""

@@ -80,9 +80,6 @@ async def run(launch: Launch | str, compose: Compose | None = None) -> int:
             endpoint.path.unlink(missing_ok=True)
         for conn in list(host.conns.values()):
             conn.writer.close()
-        if host.fast is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(host.fast.close(), 2)
         for close in closers:
             try:
                 await asyncio.wait_for(close(), CLOSE_WITHIN_S)

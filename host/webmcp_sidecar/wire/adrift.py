@@ -1,6 +1,6 @@
 """Calls whose link dropped while they ran: the one place that decides what they are answered.
 
-A link (the host's fast link, an entry's link) carries calls and their results beside the native
+An entry's link (mcp_server/entry_link.py) carries calls and their results beside the native
 port. When it drops, a call still out on it is not lost yet: a long result takes the native port
 and may already be on its way there, and the page answers the cancel the drop sends (its real
 result if it finished first). So each such call waits up to `DROP_GRACE` s for an answer the other

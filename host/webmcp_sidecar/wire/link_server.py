@@ -1,5 +1,5 @@
 """A loopback WebSocket server that only the extension's service worker can open: the MCP entry's
-link (mcp_server/entry_link.py) and the host's fast link (native_host/fast_link.py) are each one.
+link (mcp_server/entry_link.py) is one.
 
 Who may use it: only the extension. Its owner offers it to the worker (port and a random token
 made for that offer, never written anywhere else, sent over native messaging), and a connection is

@@ -180,15 +180,6 @@ class HostHello(_Model):
     host_version: str = ""
 
 
-class FastLink(_Model):
-    """host->browser, after `HostHello`: the loopback WebSocket the worker may open beside the
-    native port (native_host/fast_link.py): `ws://127.0.0.1:<port>/link/<token>`."""
-
-    type: Literal["fast_link"] = "fast_link"
-    port: int = Field(ge=1, le=65535)
-    token: str = Field(pattern=r"^[A-Za-z0-9_-]{32,128}$")
-
-
 class EntryLinkOffer(_Model):
     """entry->host: the loopback WebSocket this entry listens on for the worker (the entry
     link, mcp_server/entry_link.py): the host passes it on as `EntryLink`."""
@@ -395,7 +386,6 @@ HostToExtension = Annotated[
     | SessionEnd
     | BrowserCall
     | HostHello
-    | FastLink
     | EntryLink
     | Skills
     | ChatSites

@@ -1,30 +1,27 @@
-// The fast link: a WebSocket to the host on the loopback interface, beside the native port
-// (the host's end: native_host/fast_link.py). Chromium's native messaging delivers about one
-// message in ten several milliseconds late; this socket does not (bench/README.md, "The fast
-// link"). The host offers it over the native port (`fast_link`: port and token, checked by
-// lib/messages.js) and sends site calls over it; the worker sends results over it
-// (native-link.js). Anything else, and everything while it is not open, takes the native port.
-// The token lives in this object only: never stored, logged or shown.
+// A loopback link: a WebSocket from the worker to a server on 127.0.0.1 that offered it (an MCP
+// entry's, wire/link_server.py; entry-links.js makes one per entry). The offer (port and token)
+// comes over the native port, checked by lib/messages.js. The server sends calls and cancels on
+// it; the worker sends results back (native-link.js). The token lives in this object only: never
+// stored, logged or shown.
 
 /** The URL of a checked offer. @param {number} port @param {string} token */
-export const fastLinkUrl = (port, token) => `ws://127.0.0.1:${port}/link/${token}`;
+export const linkUrl = (port, token) => `ws://127.0.0.1:${port}/link/${token}`;
 
-/** What the host sends over the link; anything else is refused (the native port carries it). */
+/** What the server sends over the link; anything else is refused (the native port carries it). */
 const FROM_LINK = new Set(['call', 'cancel']);
 
-export class FastLink {
+export class LoopbackLink {
   /**
    * @param {{
    *   WebSocket?: typeof globalThis.WebSocket,
    *   onMessage: (raw: any) => void,
    *   onClose?: () => void,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
-   *   name?: string,
-   * }} opts onMessage: each message from the host (the same as the native port's); onClose:
-   *   the socket closed (or never opened); name: the link's, in log lines (entry-links.js
-   *   makes one of these per MCP entry)
+   *   name: string,
+   * }} opts onMessage: each message from the server (the same shapes as the native port's);
+   *   onClose: the socket closed (or never opened); name: the link's, in log lines
    */
-  constructor({ WebSocket = globalThis.WebSocket, onMessage, onClose, log, name = 'fast link' }) {
+  constructor({ WebSocket = globalThis.WebSocket, onMessage, onClose, log, name }) {
     this.WebSocket = WebSocket;
     this.onMessage = onMessage;
     this.onClose = onClose ?? (() => {});
@@ -34,12 +31,12 @@ export class FastLink {
     this.ws = null;
   }
 
-  /** Opens the link the host offered, closing any older one. @param {number} port @param {string} token */
+  /** Opens the offered link, closing any older one. @param {number} port @param {string} token */
   open(port, token) {
     this.close();
     let ws;
     try {
-      ws = new this.WebSocket(fastLinkUrl(port, token));
+      ws = new this.WebSocket(linkUrl(port, token));
     } catch (e) {
       this.log('warning', `${this.name} not opened, its messages take the slower way: ${e?.message ?? e}`);
       return;
@@ -69,8 +66,8 @@ export class FastLink {
   }
 
   /**
-   * One message to the host, already encoded (native-link.js measures it first); false when the
-   * link is not open (then use the native port).
+   * One message to the server, already encoded (native-link.js measures it first); false when
+   * the link is not open (then use the native port).
    * @param {string} text
    */
   postText(text) {
