@@ -34,7 +34,6 @@ import pytest
 from playwright.async_api import Page, expect
 
 from tests.support.browser import Browser
-from tests.support.chat_protocols import PROTOCOLS
 from tests.support.chat_replica import Replica, Reply, serve_replica
 from webmcp_sidecar import EXTENSION_ID
 
@@ -439,11 +438,7 @@ async def test_side_panel_view_and_a_local_mcp_server(browser, sidecar_env, sse)
     await say(sse, page, "What is 2 + 3?")
     first = sse.requests[0]["messages"][-1]["content"]
     assert first.startswith(BLOCK_HEAD) and "- get-sum:" in first and first.endswith("What is 2 + 3?")
-    await click(browser, page, tab, "[data-act=run]")
-    has_result = "() => document.getElementById('input').value.includes('[tool_result get-sum]')"
-    await until(lambda: page.evaluate(has_result), "the server's result in the input box", tries=300)
-    assert "The sum of 2 and 3 is 5." in await page.input_value("#input")
-    await page.click("#send")
+    await run_get_sum_and_send(browser, page, tab)
     await until(lambda: asyncio.sleep(0, len(sse.requests) == 2), "the second request")
     second = sse.requests[1]["messages"][-1]["content"]
     assert second.startswith("[tool_result get-sum]") and "The sum of 2 and 3 is 5." in second
@@ -691,71 +686,10 @@ async def test_only_chosen_tools_and_a_long_result_is_cut(browser, sidecar_env, 
     await until(lambda: page.evaluate(has_result), "its result")
 
 
-def shipped_on_replica(env: dict[str, str], tmp_path: Path, name: str, replica: Replica) -> str:
-    """The shipped adapter `name`, its request and response as shipped, named for the replica's
-    host (and the replica page's elements), added as the user's `<name>-replica`."""
-    doc = json.loads((BUILTIN / f"{name}.chat.json").read_text())
-    host = replica.url.split("/")[2]
-    # A request the live site sends to another host (Tongyi's) goes to the replica's own origin,
-    # on the same path.
-    doc["request"]["url"] = re.sub(r"^https://[^/]+", "", doc["request"]["url"])
-    doc.update(
-        name=f"{name}-replica",
-        hostnames=[host],
-        selectors={"input": "#input", "send": "#send", "last_answer": ".answer"},
-    )
-    f = tmp_path / f"{name}-replica.chat.json"
-    f.write_text(json.dumps(doc))
-    cli(env, "add", str(f))
-    return host
-
-
-@pytest.mark.skipif(not EVERYTHING.exists(), reason="npm dev dependencies not installed (npm ci)")
-@pytest.mark.parametrize("site", sorted(PROTOCOLS))
-async def test_each_shipped_adapter_round_trips_on_a_replica_of_its_protocol(
-    browser, sidecar_env, tmp_path, site
-):
-    # A replica speaking the site's current protocol (tests/support/chat_protocols.py: DeepSeek's op stream,
-    # ChatGPT's delta encoding on /backend-anon/, Doubao's named events, Qwen's phases, Kimi's Connect-RPC
-    # frames, Claude's content blocks, Tongyi's whole-answer events; Gemini's StreamGenerate under /u/1/, read
-    # from the page), read with the shipped adapter's own request and response: the block goes into the site's
-    # request (Kimi's binary envelope rewritten), the call at the answer's very first token is caught from the
-    # stream (the page shows no text to read, but for Gemini), the thinking's call of another tool is not, the
-    # local server's tool runs, its result goes back, and the next answer reads well: the adapter is verified.
-    await asyncio.to_thread(add_server, sidecar_env)
-    with serve_replica(site) as replica:
-        shipped_on_replica(sidecar_env, tmp_path, site, replica)
-        page, tab = await open_chat(browser, replica, f"?protocol={site}")
-        await enable(browser, page, tab, keys=("mcp:everything/get-sum",))
-        replica.replies.append(Reply(f"{sum_call(2, 3)} Then I wait.", pieces=8))
-        if site == "gemini":
-            # Its request is a form, not JSON: the tools go in through the input box, and the
-            # answer is read from the page (under /u/1/, another signed-in account).
-            await click(browser, page, tab, "[data-act=add-to-input]")
-            in_box = "() => document.getElementById('input').value.startsWith('[Tools from')"
-            await until(lambda: page.evaluate(in_box), "the block in the box")
-            await page.focus("#input")
-            await page.keyboard.press("End")
-            await page.keyboard.insert_text("What is 2 + 3?")
-            sent = len(replica.requests)
-            await page.click("#send")
-            await until(lambda: asyncio.sleep(0, len(replica.requests) > sent), "the message at the replica")
-        else:
-            await say(replica, page, "What is 2 + 3?")
-        first = replica.messages[0]
-        assert first.startswith(BLOCK_HEAD) and "- get-sum:" in first and first.endswith("What is 2 + 3?")
-        await click(browser, page, tab, "[data-act=run]")
-        has_result = "() => document.getElementById('input').value.includes('[tool_result get-sum]')"
-        await until(lambda: page.evaluate(has_result), "the server's result in the input box", tries=300)
-        assert "The sum of 2 and 3 is 5." in await page.input_value("#input")
-        await page.click("#send")
-        await until(lambda: asyncio.sleep(0, len(replica.messages) == 2), "the second request")
-        assert (
-            replica.messages[1].startswith("[tool_result get-sum]") and BLOCK_HEAD not in replica.messages[1]
-        )
-        await verified_adapter(sidecar_env, f"{site}-replica")
-        outcomes = [o["text"] for o in await ui(browser, tab, "[data-call] [data-role=outcome]")]
-        assert outcomes == ["Done: the result is in the input box."]  # no card for the thinking's call
-        assert await ui(browser, tab, "[data-role=stale]:not([hidden])") == []
-        health = await ui(browser, tab, "[data-role=health]:not([hidden])")
-        assert health and health[0]["text"] == "working"
+async def run_get_sum_and_send(browser: Browser, page: Page, tab: int) -> None:
+    """Run the card's get-sum call: its result comes into the input box, and is sent."""
+    await click(browser, page, tab, "[data-act=run]")
+    has_result = "() => document.getElementById('input').value.includes('[tool_result get-sum]')"
+    await until(lambda: page.evaluate(has_result), "the server's result in the input box", tries=300)
+    assert "The sum of 2 and 3 is 5." in await page.input_value("#input")
+    await page.click("#send")
