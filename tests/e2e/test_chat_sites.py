@@ -174,13 +174,25 @@ async def verified_adapter(env: dict[str, str], name: str) -> dict[str, Any]:
 
 
 async def check(browser: Browser, page: Page, tab: int, selector: str, what: str, tries: int = 150) -> None:
-    """Ticks a toolbar checkbox (a real click) and waits until the worker's new state shows it ticked."""
-    await click(browser, page, tab, selector)
+    """Ticks a toolbar checkbox (a real click) and waits until the worker's new state shows it ticked.
+    A state the worker pushes can redraw the toolbar between our reading a control ready and the
+    click: the guard (ui.js) then rightly refuses the new, unproven control, and a user clicks
+    again. So does this, reading the box again before each click (a click that did land but whose
+    state is slow would be undone by a second one, and is then redone)."""
 
     async def ticked() -> bool:
         boxes = await ui(browser, tab, selector)
         return bool(boxes and boxes[0]["checked"])
 
+    for _ in range(4):
+        if await ticked():
+            return
+        await click(browser, page, tab, selector)
+        try:
+            await until(ticked, what, 30)
+            return
+        except AssertionError:
+            pass
     await until(ticked, what, tries)
 
 
