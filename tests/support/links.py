@@ -9,7 +9,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import InvalidStatus
 
 from tests.support.fake_browser import FakeBrowser
 from webmcp_sidecar import EXTENSION_ID
@@ -70,3 +72,21 @@ def cancelled(call_id: str) -> dict[str, Any]:
     """The worker's answer to a call its page stopped on a cancel (page/isolated/calls.js)."""
     error = {"code": "cancelled", "message": "The call was cancelled."}
     return {"type": "result", "id": call_id, "ok": False, "error": error}
+
+
+async def assert_refused(port: int, token: str, paths: bool = False) -> None:
+    """Every connection to a link but the extension's with the offer's token gets 403: a page's
+    origin, none, another extension's, a wrong token; with `paths`, no token and another path."""
+    base = f"ws://127.0.0.1:{port}"
+    refused = {
+        "a page's origin": (f"{base}/link/{token}", "http://evil.test"),
+        "no origin": (f"{base}/link/{token}", None),
+        "another extension": (f"{base}/link/{token}", "chrome-extension://" + "b" * 32),
+        "a wrong token": (f"{base}/link/{'x' * len(token)}", ORIGIN),
+    }
+    if paths:
+        refused |= {"no token": (f"{base}/link/", ORIGIN), "another path": (f"{base}/{token}", ORIGIN)}
+    for why, (url, origin) in refused.items():
+        with pytest.raises(InvalidStatus) as err:
+            await connect(url, origin=origin)  # type: ignore[arg-type]
+        assert err.value.response.status_code == 403, why

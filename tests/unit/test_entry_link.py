@@ -7,11 +7,20 @@ import json
 from typing import Any
 
 import pytest
-from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from tests.support.fake_browser import FakeBrowser
-from tests.support.links import ORIGIN, cancelled, open_link, recv_json, result, start, stop, until
+from tests.support.links import (
+    ORIGIN,
+    assert_refused,
+    cancelled,
+    open_link,
+    recv_json,
+    result,
+    start,
+    stop,
+    until,
+)
 from tests.support.raw_entry import RawEntry
 from webmcp_sidecar.mcp_server import entry_link, hosts
 from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV, LINK_DROPPED, MAX_DROPS
@@ -65,16 +74,7 @@ async def test_the_offer_reaches_the_browser_and_only_the_extension_gets_in(brow
         m.EntryLink.model_validate(offer)  # what the worker checks too (lib/messages.js)
         assert offer["conn"] == link.welcome.conn
         port, token = offer["port"], offer["token"]
-        refused = {
-            "a page's origin": (f"ws://127.0.0.1:{port}/link/{token}", "http://evil.test"),
-            "no origin": (f"ws://127.0.0.1:{port}/link/{token}", None),
-            "another extension": (f"ws://127.0.0.1:{port}/link/{token}", "chrome-extension://" + "b" * 32),
-            "a wrong token": (f"ws://127.0.0.1:{port}/link/{'x' * len(token)}", ORIGIN),
-        }
-        for why, (url, origin) in refused.items():
-            with pytest.raises(InvalidStatus) as e:
-                await connect(url, origin=origin)  # type: ignore[arg-type]
-            assert e.value.response.status_code == 403, why
+        await assert_refused(port, token)
         ws = await open_link(offer)
         await until(lambda: link.direct is not None and link.direct.is_open)
         with pytest.raises(InvalidStatus):  # the token is spent: one connection per offer

@@ -18,7 +18,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from tests.support.links import ORIGIN, open_link, recv_json, result, until
+from tests.support.links import ORIGIN, assert_refused, open_link, recv_json, result, until
 from webmcp_sidecar.mcp_server.entry_link import LINK_DROPPED, EntryLink
 from webmcp_sidecar.wire import adrift
 from webmcp_sidecar.wire.codec import dumps
@@ -72,18 +72,7 @@ async def test_only_the_extension_gets_in_and_refusals_are_logged_a_few_times(ca
     async with entry_link() as e:
         offer = await e.offer()
         port, token = offer["port"], offer["token"]
-        refused = {
-            "a page's origin": (f"ws://127.0.0.1:{port}/link/{token}", "http://evil.test"),
-            "no origin": (f"ws://127.0.0.1:{port}/link/{token}", None),
-            "another extension": (f"ws://127.0.0.1:{port}/link/{token}", "chrome-extension://" + "b" * 32),
-            "a wrong token": (f"ws://127.0.0.1:{port}/link/{'x' * len(token)}", ORIGIN),
-            "no token": (f"ws://127.0.0.1:{port}/link/", ORIGIN),
-            "another path": (f"ws://127.0.0.1:{port}/{token}", ORIGIN),
-        }
-        for why, (url, origin) in refused.items():
-            with pytest.raises(InvalidStatus) as err:
-                await connect(url, origin=origin)  # type: ignore[arg-type]
-            assert err.value.response.status_code == 403, why
+        await assert_refused(port, token, paths=True)
         ws = await open_link(offer)
         await until(lambda: e.link.is_open)
         await ws.close()
