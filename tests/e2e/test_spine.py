@@ -25,6 +25,14 @@ def slug(url: str) -> str:
     return site_of(url).replace(".", "_").replace(":", "_")
 
 
+async def tabs_speaking_for(browser, site: str, n: int) -> None:
+    """Waits until the worker's registry has `n` tabs speaking for `site`."""
+    w = await browser.worker()
+    with anyio.fail_after(10):
+        while await w.evaluate("(s) => globalThis.sidecar.registry.tabIdsOf(s).length", site) != n:
+            await anyio.sleep(0.05)
+
+
 async def test_tools_appear_with_names_meta_and_annotations(browser, mcp, site_url):
     await browser.open(site_url + "tools.html")
     s = slug(site_url)
@@ -99,9 +107,12 @@ async def test_two_tabs_share_tools_and_calls_go_to_the_newest(browser, mcp, sit
     await mcp.wait_tools(lambda n: f"{s}__whoami" in n)
     b = await browser.open(site_url + "tools.html?label=B")
     await b.wait_for_function("document.getElementById('label').textContent === 'B'")
-    await anyio.sleep(0.5)  # B's tool report reaches the registry
+    await tabs_speaking_for(browser, site_of(site_url), 2)  # B's tool report reached the worker
     assert text(await mcp.call(f"{s}__whoami")) == "B"
     await b.close()
+    # The worker hears of the closed tab a moment after Playwright does; a call sent in between
+    # goes to B and is answered "tab closed", which is right for a user closing it mid-call.
+    await tabs_speaking_for(browser, site_of(site_url), 1)
     assert text(await mcp.call(f"{s}__whoami")) == "A"
     assert f"{s}__whoami" in await mcp.names()  # A still has them
     await a.close()
