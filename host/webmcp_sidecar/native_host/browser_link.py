@@ -161,7 +161,9 @@ class BrowserLink:
 
 def _kept_all(raw: dict[str, Any], msg: m.SiteTools | m.Registry) -> bool:
     """Whether the model kept every tool the message carried (then its bytes go on as they are;
-    else the entries get the cleaned message, never the tools the host dropped)."""
+    else the entries get the cleaned message, never the tools the host dropped). Speed only
+    (bench.scale, "Scale": a registry of 50 sites x 20 tools re-dumped on every change): drop it
+    when dumping such a registry costs under 1 ms."""
     if msg.type == "site_tools":
         return len(msg.tools) == len(raw.get("tools") or ())
     sites = raw.get("sites") or {}
