@@ -9,7 +9,7 @@ drop it when the on/off median ratio sits at 1.00 (it was 0.80-0.97 on 2026-11-2
 
 How it opens: the entry offers it to its host (`entry_link_offer`: port and a one-use token);
 the host passes the offer to the worker (`entry_link`) with the connection id the entry's call ids
-begin with (native_host/entries.py); the worker opens it (extension/background/entry-links.js)
+begin with (native_host/entry_server.py); the worker opens it (extension/background/entry-links.js)
 and sends a call's result back on the link the call came on. The server is wire/link_server.py
 (Origin: the extension's, from the host's `Welcome`; the offer's token; one connection at a time;
 at most 1 MiB a frame). Only results are taken from it.
