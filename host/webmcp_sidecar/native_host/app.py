@@ -127,6 +127,8 @@ class Host:
     async def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         return await self.router.request(message, timeout)
 
+    # The link's, as the Host showed them before it had parts (tests read them).
+
     @property
     def origin(self) -> str:
         return self.link.origin
