@@ -286,12 +286,15 @@ def host_routes() -> str:
     from webmcp_sidecar.native_host.app import Host
 
     rows: dict[str, list[str]] = {}
-    owners: list[tuple[type, dict[str, str]]] = [(Host, Host.ROUTES)]
-    owners += [(plugin, plugin.HANDLES) for plugin in PLUGINS]
-    for owner, table in owners:
+    # The Host's own routes name a part and its method ("link.on_chunk"); a plugin's, a method.
+    owners: list[tuple[str, tuple[type, str]]] = []
+    for kind, path in Host.ROUTES.items():
+        part, method = path.split(".")
+        owners.append((kind, (Host.PARTS[part], method)))
+    owners += [(kind, (plugin, method)) for plugin in PLUGINS for kind, method in plugin.HANDLES.items()]
+    for kind, (owner, method) in owners:
         where = owner.__module__.removeprefix("webmcp_sidecar.").replace(".", "/") + ".py"
-        for kind, method in table.items():
-            rows.setdefault(f"`{owner.__name__}.{method}` (`{where}`)", []).append(kind)
+        rows.setdefault(f"`{owner.__name__}.{method}` (`{where}`)", []).append(kind)
     lines = ["| message | handled by |", "|---|---|"]
     lines += [f"| {', '.join(f'`{k}`' for k in kinds)} | {by} |" for by, kinds in rows.items()]
     return "\n".join(lines)

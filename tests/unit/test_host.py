@@ -282,8 +282,7 @@ def test_only_a_host_firefox_started_takes_the_hellos_origin(origin):
     host.on_browser_frame(json.dumps({"type": "hello", "extension_version": "9",
                                       "origin": MOZ + "/"}).encode())
     assert host.origin == origin
-    firefox = Host("", FrameWriter(lambda _: None))
-    firefox.origin_from_hello = True
+    firefox = Host("", FrameWriter(lambda _: None), origin_from_hello=True)
     firefox.on_browser_frame(json.dumps({"type": "hello", "extension_version": "9",
                                          "origin": "*"}).encode())
     assert firefox.origin == ""

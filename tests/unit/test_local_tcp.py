@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from webmcp_sidecar.native_host import entries
+from webmcp_sidecar.native_host import entry_server
 from webmcp_sidecar.native_host.app import Host
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import dumps
@@ -46,9 +46,9 @@ async def tcp(sock_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Asyn
     monkeypatch.setattr(localsock, "USE_UNIX", False)
     sink = Sink()
     host = Host("chrome-extension://test/", sink)  # type: ignore[arg-type]
-    host.extension_version = "0.1.0"  # the extension has said hello
-    server, endpoint = await localsock.serve(host.serve_entry)
-    host.token = endpoint.token
+    host.link.extension_version = "0.1.0"  # the extension has said hello
+    server, endpoint = await localsock.serve(host.entries.serve)
+    host.entries.token = endpoint.token
     try:
         yield TcpHost(host, sink, endpoint)
     finally:
@@ -87,11 +87,11 @@ async def test_a_hello_with_a_wrong_token_is_refused(tcp: TcpHost, token: str) -
     send(writer, {"type": "entry_hello", "client": "x", "pid": 1, "token": token})
     send(writer, BEFORE_HELLO[0])
     assert await closed(reader)
-    assert tcp.browser.frames == [] and tcp.host.conns == {}
+    assert tcp.browser.frames == [] and tcp.host.entries.conns == {}
 
 
 async def test_a_silent_connection_is_dropped(tcp: TcpHost, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(entries, "HELLO_TIMEOUT", 0.2)
+    monkeypatch.setattr(entry_server, "HELLO_TIMEOUT", 0.2)
     reader, _writer = await tcp.link()
     assert await closed(reader)
 

@@ -4,11 +4,12 @@ between (the host still carries everything else, and a call while the link is no
 
 Why: each hop through the host is a socket, a wake-up of the host's Python and a second socket or
 WebSocket; `bench.floor` puts the host's relay at ~0.3 ms of a ~1.5 ms round trip to a content
-script (bench/README.md, "The entry link").
+script (bench/README.md, "The entry link"). Speed only (bench.chain, "Entry link on vs off"):
+drop it when the on/off median ratio sits at 1.00 (it was 0.80-0.97 on 2026-11-26).
 
 How it opens: the entry offers it to its host (`entry_link_offer`: port and a one-use token);
 the host passes the offer to the worker (`entry_link`) with the connection id the entry's call ids
-begin with (native_host/entries.py); the worker opens it (extension/background/entry-links.js)
+begin with (native_host/entry_server.py); the worker opens it (extension/background/entry-links.js)
 and sends a call's result back on the link the call came on. The server is wire/link_server.py
 (Origin: the extension's, from the host's `Welcome`; the offer's token; one connection at a time;
 at most 1 MiB a frame). Only results are taken from it.
@@ -106,7 +107,12 @@ class EntryLink:
                 "a %s message on the entry link dropped: it carries results only", str(raw.get("type"))[:40]
             )
             return
-        self._resolve(call_id, self.adrift.landed(call_id, raw))
+        self._resolve(call_id, self.landed(call_id, raw))
+
+    def landed(self, call_id: str, raw: dict[str, Any]) -> dict[str, Any]:
+        """A result, whichever way it came (this link, or the host): what its call is answered
+        (the one place a drop's calls are settled: wire/adrift.py)."""
+        return self.adrift.landed(call_id, raw)
 
     def _dropped(self) -> None:
         self.drops += 1

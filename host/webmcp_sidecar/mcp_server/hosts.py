@@ -109,8 +109,8 @@ class HostLink:
     def _on_message(self, raw: dict[str, Any]) -> None:
         if raw.get("type") == "result":
             call_id = str(raw.get("id"))
-            if self.direct is not None:  # a call its link's drop left adrift (wire/adrift.py)
-                raw = self.direct.adrift.landed(call_id, raw)
+            if self.direct is not None:  # a call its link's drop left adrift
+                raw = self.direct.landed(call_id, raw)
             self._pending.resolve(call_id, raw)
             return
         msg = m.host_to_entry.validate_python(raw)

@@ -13,9 +13,10 @@ protocols, what any transport implements), built on asyncio pipes:
 - `PipeWriteStream.send` writes the message's line in the task that sends it (one `write` of the
   whole line, so concurrent answers never interleave), waiting only while the pipe is full.
 
-Windows keeps the SDK's default. As the SDK does, fd 0 and fd 1 are diverted while we serve
-(stdin to /dev/null, stdout to stderr) so a stray print or a child process can never corrupt the
-JSON-RPC stream.
+Speed only (bench.entry, "MCP entry alone"): drop it when the SDK's `stdio_server()` is within
+the A/A noise of these streams there. Windows keeps the SDK's default. As the SDK does, fd 0 and
+fd 1 are diverted while we serve (stdin to /dev/null, stdout to stderr) so a stray print or a
+child process can never corrupt the JSON-RPC stream.
 """
 
 from __future__ import annotations

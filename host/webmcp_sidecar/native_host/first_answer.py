@@ -1,6 +1,8 @@
 """The browser link's first frames, `ping` and `hello`, answered without pydantic (issue 14: the
 host's cold start, from the browser spawning it to its first answer, is mostly importing
-pydantic and building models; the first answer needs neither).
+pydantic and building models; the first answer needs neither). Speed only (bench/cold_start.py,
+"Host cold start"): drop it when the host answers its first hello within 300 ms median with
+the models built at start.
 
 Only a frame whose model would take it as it is comes this way (each field of the JSON type its
 model wants, so the model could neither refuse nor convert it); anything else takes the models,

@@ -34,8 +34,7 @@ async def run(launch: Launch | str, compose: Compose | None = None) -> int:
     if isinstance(launch, str):
         launch = Launch(origin=launch)
     reader, writer = await open_stdio()
-    host = Host(launch.origin, writer)
-    host.origin_from_hello = launch.origin_from_hello  # Firefox: see launch.py
+    host = Host(launch.origin, writer, origin_from_hello=launch.origin_from_hello)
     closers: list[Closer] = []
     for plugin in compose(host) if compose is not None else ():
         host.add(plugin)
@@ -44,12 +43,12 @@ async def run(launch: Launch | str, compose: Compose | None = None) -> int:
     server: asyncio.AbstractServer | None = None
     endpoint: localsock.Endpoint | None = None
     try:
-        server, endpoint = await localsock.serve(host.serve_entry)
+        server, endpoint = await localsock.serve(host.entries.serve)
     except OSError as e:
         # The browser side (extension, side panel) still works; MCP clients cannot reach it.
         log.error("MCP clients cannot reach this browser: %s", e)
     else:
-        host.token = endpoint.token
+        host.entries.token = endpoint.token
         log.info(
             "host %s (v%s) for %s listening on %s", os.getpid(), __version__, launch.describe(),
             endpoint.path,
@@ -78,7 +77,7 @@ async def run(launch: Launch | str, compose: Compose | None = None) -> int:
         if server is not None and endpoint is not None:
             server.close()
             endpoint.path.unlink(missing_ok=True)
-        for conn in list(host.conns.values()):
+        for conn in list(host.entries.conns.values()):
             conn.writer.close()
         for close in closers:
             try:

@@ -273,7 +273,8 @@ class LinkServer:
         port). Written at once, as the native port's writer does: a call's frame is small.
         (`protocol.send_text` + `send_data` is the library's own path under its async `send`,
         without a task per frame; pyproject.toml bounds the version, and every test that
-        calls over the link would fail if it moved.)"""
+        calls over the link would fail if it moved. Speed only (bench.entry, "MCP entry
+        alone", link series): drop it when `await conn.send` is within the A/A noise.)"""
         conn = self._conn
         if conn is None:
             return False

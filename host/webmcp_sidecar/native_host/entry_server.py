@@ -1,21 +1,21 @@
 """The host's side toward MCP entries: a local connection is admitted by its `entry_hello`, its
-calls go to the browser under ids of its own, and their results come back to it by id.
-
-`EntrySide` is a part of `app.Host` (its base class), so that the Host stays the one object
-`process.py`, the plugins and the tests see; the state it uses is the Host's, declared here.
-This module imports nothing of `app`.
+calls go to the browser under ids of its own (the connection is their way back, in the router's
+table), and each entry's browser session is its connection's: `browser_call`s are stamped with
+it, `session_tabs` reach it, `session_end` follows it out.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import itertools
 import logging
 import os
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from webmcp_sidecar.native_host import first_answer
+from webmcp_sidecar.native_host.browser_link import BrowserLink
+from webmcp_sidecar.native_host.router import Router
 from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import FrameError, dumps, parse_payload
@@ -47,13 +47,12 @@ PANEL_REFUSED = (
 
 
 class EntryConn:
-    """One connected MCP entry."""
+    """One connected MCP entry; the way back of its calls (`deliver`)."""
 
     def __init__(self, conn_id: str, writer: asyncio.StreamWriter) -> None:
         self.id = conn_id
-        self.prefix = conn_id + CALL_ID_SEP
+        self.prefix = conn_id + CALL_ID_SEP  # every call id of this entry begins so
         self.writer = writer
-        self.pending: set[str] = set()
         self.client: str | None = None  # set by `session_info`
         self.mismatch: str | None = None  # the entry speaks another protocol: refuse its calls
         # The entry's link offer (`entry_link`), until it is passed on to the browser.
@@ -64,33 +63,19 @@ class EntryConn:
             # writelines: no copy of a large payload just to prepend its 4-byte header.
             self.writer.writelines((localsock.header_of(payload), payload))
 
+    deliver = send_payload
 
-class EntrySide:
-    """The entries' half of the Host (see the module's docstring)."""
 
-    # Set by Host.__init__.
-    origin: str
-    browser: str
-    host_id: str
-    token: str  # set when the link is loopback TCP (Windows)
-    mismatch: str | None  # the extension speaks another protocol
-    extension_version: str | None
-    sites: dict[str, list[m.Tool]]
-    notices: dict[str, str]
-    conns: dict[str, EntryConn]
-    pending: dict[str, EntryConn]  # call id -> the entry that made it
-    _conn_ids: Iterator[int]
+class EntryServer:
+    def __init__(self, link: BrowserLink, router: Router) -> None:
+        self.link = link
+        self.router = router
+        self.conns: dict[str, EntryConn] = {}
+        self.host_id = f"{os.getpid()}"
+        self.token = ""  # the endpoint's, which an entry's hello must show
+        self._conn_ids = itertools.count(1)
 
-    if TYPE_CHECKING:
-        # The Host's browser side.
-        @property
-        def extension_connected(self) -> bool: ...
-
-        def send_to_browser(self, payload: bytes) -> None: ...
-
-        def send_cancel(self, call_id: str) -> None: ...
-
-    async def serve_entry(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         conn = EntryConn(f"{CONN_ID_PREFIX}{next(self._conn_ids)}", writer)
         try:
             if not await self._admit(conn, reader):
@@ -98,7 +83,7 @@ class EntrySide:
             while (payload := await localsock.read_frame(reader)) is not None:
                 try:
                     raw = parse_payload(payload)
-                    self.on_entry_message(conn, raw, payload)
+                    self.on_message(conn, raw, payload)
                 except Exception as e:
                     if first_answer.is_bad_frame(e):
                         log.warning("bad frame from an MCP entry dropped: %s", short_error(e))
@@ -108,12 +93,9 @@ class EntrySide:
             log.info("entry %s: %s", conn.id, e)
         finally:
             self.conns.pop(conn.id, None)
-            for call_id in list(conn.pending):
-                # Nobody waits for these any more: stop the page's work.
-                self.pending.pop(call_id, None)
-                self.send_cancel(call_id)
-            if conn.client is not None and self.extension_connected:
-                self.send_to_browser(dumps({"type": "session_end", "session": conn.id}))
+            self.router.abandon(conn)  # nobody waits for its calls any more: stop the pages' work
+            if conn.client is not None and self.link.extension_connected:
+                self.link.send(dumps({"type": "session_end", "session": conn.id}))
             writer.close()
 
     async def _admit(self, conn: EntryConn, reader: asyncio.StreamReader) -> bool:
@@ -146,23 +128,24 @@ class EntrySide:
             conn.send_payload(dumps(welcome.model_dump(exclude_none=True)))
             return True
         self.conns[conn.id] = conn
+        link = self.link
         welcome = m.Welcome(
             host_id=self.host_id,
             conn=conn.id,
             pid=os.getpid(),
             protocol=PROTOCOL_VERSION,
-            browser=self.browser,
-            extension_origin=self.origin,
-            extension_version=self.extension_version,
-            extension_connected=self.extension_connected,
-            sites=self.sites,
-            notices=self.notices,
+            browser=link.browser,
+            extension_origin=link.origin,
+            extension_version=link.extension_version,
+            extension_connected=link.extension_connected,
+            sites=link.sites,
+            notices=link.notices,
         )
         conn.send_payload(dumps(welcome.model_dump(exclude_none=True)))
         log.info("MCP entry %s connected (%s, pid %s)", conn.id, hello.client[:100], hello.pid)
         return True
 
-    def on_entry_message(self, conn: EntryConn, raw: dict[str, Any], payload: bytes) -> None:
+    def on_message(self, conn: EntryConn, raw: dict[str, Any], payload: bytes) -> None:
         """A frame of an admitted entry (after its hello)."""
         kind = raw.get("type")
         if conn.mismatch:
@@ -179,29 +162,27 @@ class EntrySide:
                 if stamped is None:
                     return
                 payload = stamped
-            if not self.extension_connected:
-                self._fail(conn, call_id, "no_extension", self.mismatch or NO_EXTENSION)
+            if not self.link.extension_connected:
+                self._fail(conn, call_id, "no_extension", self.link.mismatch or NO_EXTENSION)
                 return
-            self.pending[call_id] = conn
-            conn.pending.add(call_id)
-            self.send_to_browser(payload)
+            self.router.send(call_id, payload, conn)
             return
         from webmcp_sidecar.wire import messages as m
 
         msg = m.entry_message.validate_python(raw)
         if isinstance(msg, m.Cancel):
-            # Its own calls only: those the host routed, and those its entry link carried
-            # (the entry cancels these here when the link drops).
-            if msg.id in conn.pending or msg.id.startswith(conn.prefix):
-                self.send_cancel(msg.id)
+            # Its own calls only (their ids begin with its prefix): those the host routed, and
+            # those its entry link carried (the entry cancels these here when the link drops).
+            if msg.id.startswith(conn.prefix):
+                self.router.send_cancel(msg.id)
         elif isinstance(msg, m.EntryLinkOffer):
             conn.link_offer = msg
             self.pass_entry_link(conn)
         elif isinstance(msg, m.SessionInfo):
             # The MCP client introduced itself: the browser names the session's tab group after it.
             conn.client = msg.client
-            if self.extension_connected:
-                self.send_to_browser(dumps(m.Session(session=conn.id, client=msg.client).model_dump()))
+            if self.link.extension_connected:
+                self.link.send(dumps(m.Session(session=conn.id, client=msg.client).model_dump()))
         elif isinstance(msg, m.Ping):
             conn.send_payload(dumps({"type": "pong", "id": msg.id}))
 
@@ -210,12 +191,30 @@ class EntrySide:
         with the connection id its calls' ids begin with; kept until the browser is there, not
         passed while the extension speaks another protocol."""
         offer = conn.link_offer
-        if offer is None or not self.extension_connected or self.mismatch:
+        if offer is None or not self.link.extension_connected or self.link.mismatch:
             return
         conn.link_offer = None
-        self.send_to_browser(
+        self.link.send(
             dumps({"type": "entry_link", "conn": conn.id, "port": offer.port, "token": offer.token})
         )
+
+    def on_hello(self) -> None:
+        """The extension said hello: the links entries offered before are passed on, and every
+        entry hears the browser's status."""
+        for conn in self.conns.values():
+            self.pass_entry_link(conn)
+        if self.conns:  # no Status model built when nobody listens (at the first hello)
+            self.broadcast(dumps(self.link.status().model_dump()))
+
+    def way_of(self, call_id: str) -> EntryConn | None:
+        """The entry a call's id names (the router's `way_of`)."""
+        return self.conns.get(call_prefix(call_id))
+
+    def to_session(self, raw: dict[str, Any], payload: bytes) -> None:
+        """Addressed to one entry session (by its `session` = conn id)."""
+        target = self.conns.get(str(raw.get("session")))
+        if target is not None:
+            target.send_payload(payload)
 
     def _own_session(self, conn: EntryConn, call_id: str, raw: dict[str, Any]) -> bytes | None:
         """A browser call runs in the session of the connection it came on, whatever it names;
@@ -252,25 +251,6 @@ class EntrySide:
 
         res = m.Result(id=call_id, ok=False, error=m.CallError(code=code, message=message))
         conn.send_payload(dumps(res.model_dump(exclude_none=True)))
-
-    def _route_result(self, call_id: str, payload: bytes) -> bool:
-        """Forward an entry's result untouched; False when no entry waits for this id. A call
-        its entry link carried is not pending here, but its result may come this way (a long
-        one, in chunks on the native port): it goes to the entry its id names."""
-        conn = self._forget_call(call_id)
-        if conn is None:
-            conn = self.conns.get(call_prefix(call_id))
-            if conn is None:
-                return False
-        conn.send_payload(payload)
-        return True
-
-    def _forget_call(self, call_id: str) -> EntryConn | None:
-        """The entry that made the call, which is no longer out; None when none waits for it."""
-        conn = self.pending.pop(call_id, None)
-        if conn is not None:
-            conn.pending.discard(call_id)
-        return conn
 
     def broadcast(self, payload: bytes) -> None:
         for conn in self.conns.values():
