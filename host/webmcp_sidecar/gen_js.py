@@ -8,7 +8,7 @@ the pydantic models, `tools/browser_tools.py`):
 - extension/page/isolated/generated-limits.js, extension/page/main/generated-constants.js: the
   same numbers as classic scripts, for the content scripts (which cannot import modules);
 - extension/lib/generated/public-suffixes.js: the Public Suffix List's rules (wire/public_suffix.py);
-- the message tables in docs/ARCHITECTURE.md, between their marker comments.
+- the message and host-route tables in docs/PROTOCOL.md, between their marker comments.
 
 The files are committed (the extension needs no build); tests/unit/test_generated.py fails when
 one is stale.
@@ -73,7 +73,7 @@ LISTS = ("TOOL_SOURCES", "ERROR_CODES", "PANEL_TYPES", "AGENT_TYPES")
 MODULE = "extension/lib/generated/protocol.js"
 ISOLATED = "extension/page/isolated/generated-limits.js"
 MAIN = "extension/page/main/generated-constants.js"
-DOC = "docs/ARCHITECTURE.md"
+DOC = "docs/PROTOCOL.md"
 DOC_BEGIN = f"<!-- messages: made from wire/messages.py and agent/panel_messages.py by `{COMMAND}` -->"
 DOC_END = "<!-- messages: end -->"
 # wire/constants.py `timeout_text` in JS, written into both the module and the isolated world's
@@ -210,7 +210,7 @@ def main_js() -> str:
     )
 
 
-# --- the message tables in docs/ARCHITECTURE.md ---------------------------------------------
+# --- the message tables in docs/PROTOCOL.md --------------------------------------------------
 
 
 def _members(union: Any) -> list[type[BaseModel]]:

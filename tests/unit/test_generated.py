@@ -1,5 +1,5 @@
 """The extension's copies of the protocol (constants, limits, error codes, browser-tool table,
-the message tables in docs/ARCHITECTURE.md) are generated from the Python source: a stale one
+the message tables in docs/PROTOCOL.md) are generated from the Python source: a stale one
 fails here, with the command that fixes it."""
 
 from __future__ import annotations
