@@ -29,6 +29,7 @@
   ns.protocol = Object.freeze({
     TOOL_NAME_RE: /^[A-Za-z0-9_.-]{1,128}$/,
     PAGE_PORT_NAME: "webmcp-page",
+    CHAT_PORT_NAME: "webmcp-chat",
     DEFAULT_TIMEOUT_MS: 60000,
     DEFAULT_MAX_BYTES: 16777216,
     RESULT_PART_CHARS: 65536,
