@@ -3,6 +3,7 @@
 
 import { HOST_TO_EXTENSION } from './generated/host-messages.js';
 import { ERROR_CODES, ERROR_TEXTS, timeoutText } from './protocol.js';
+import { NO_REASON_TEXT } from './generated/protocol.js';
 
 const MAX_MESSAGE_CHARS = 2000;
 /** Requests the worker answers: a malformed one still gets a `result` (bad_request) by its id. */
@@ -65,7 +66,7 @@ export function frameResultToHost(id, raw, tabId, maxBytes) {
   }
   const err = isPlainObject(raw.error) ? raw.error : { message: raw.error };
   const code = ERROR_CODES.includes(err.code) ? err.code : 'page_error';
-  let message = typeof err.message === 'string' && err.message ? err.message : 'The tool failed without saying why.';
+  let message = typeof err.message === 'string' && err.message ? err.message : NO_REASON_TEXT;
   if (message.length > MAX_MESSAGE_CHARS) message = `${message.slice(0, MAX_MESSAGE_CHARS)}…`;
   return errorResult(id, code, message, tabId);
 }

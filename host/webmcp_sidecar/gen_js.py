@@ -74,6 +74,7 @@ SCALARS = (
     "RESULT_PART_CHARS",
     "VERSION_MISMATCH",
     "TIMEOUT_TEXT",
+    "NO_REASON_TEXT",
     "CALL_ID_SEP",
     "CALLER_AGENT",
     "CALLER_INSPECTOR",
@@ -199,6 +200,7 @@ def isolated_js() -> str:
         f"    DEFAULT_TIMEOUT_MS: {js(c.DEFAULT_TIMEOUT_MS)},\n"
         f"    DEFAULT_MAX_BYTES: {js(c.DEFAULT_MAX_BYTES)},\n"
         f"    RESULT_PART_CHARS: {js(c.RESULT_PART_CHARS)},\n"
+        f"    NO_REASON_TEXT: {js(c.NO_REASON_TEXT)},\n"
         f"    ERROR_CODES: Object.freeze({js(list(c.ERROR_CODES))}),\n"
         "    timeoutText,\n"
         "  });\n"

@@ -26,6 +26,7 @@ export const DEFAULT_MAX_BYTES = 16777216;
 export const RESULT_PART_CHARS = 65536;
 export const VERSION_MISMATCH = "The extension (protocol {extension}) and the host (protocol {host}) don't match: update/reinstall the host with `webmcp-sidecar install` or update the extension.";
 export const TIMEOUT_TEXT = "{who} did not answer within {seconds} s.";
+export const NO_REASON_TEXT = "The tool failed without saying why.";
 export const CALL_ID_SEP = ".";
 export const CALLER_AGENT = "h";
 export const CALLER_INSPECTOR = "p";

@@ -59,6 +59,11 @@ def timeout_text(who: str, ms: float) -> str:
     return TIMEOUT_TEXT.format(who=who, seconds=str(int(s)) if s == int(s) else f"{s:.1f}")
 
 
+# A failed call that says nothing of why (a page that rejected with nothing): what every side
+# puts in its place (the worker, the MCP entry, the side panel's agent).
+NO_REASON_TEXT = "The tool failed without saying why."
+
+
 # --- frames (native messaging and the local socket) ----------------------------------------
 MiB = 1024 * 1024
 # Chrome kills the native port on a bigger host->browser frame: the host splits (`chunk`).
