@@ -51,6 +51,7 @@ class Toy(BaseModel):
     tags: list[Annotated[str, Field(pattern=r"^[a-z]+$")]] = Field(default_factory=list, max_length=2)
     wait: int = Field(100, json_schema_extra={"x-clamp": 1000})
     note: str | None = None
+    label: str = Field("-", json_schema_extra={"x-fallback": True})
 
 
 class StricterToy(Toy):
@@ -75,6 +76,8 @@ TOY_INPUTS = [
     {"type": "toy", "name": "a", "wait": "soon"},
     {"type": "toy", "name": "a", "note": None, "extra": 1},
     {"type": "toy", "name": "a", "note": 3},
+    {"type": "toy", "name": "a", "label": 5},
+    {"type": "toy", "name": "a", "label": "x"},
 ]
 
 
@@ -86,7 +89,7 @@ def test_toy_checker_follows_its_model(tmp_path):
     got = run_checkers(toy_js(Toy), "TOYS", TOY_INPUTS, tmp_path)
     assert got[0] == {
         "ok": True,
-        "msg": {"type": "toy", "name": "abc", "n": 5, "tags": [], "wait": 100, "note": None},
+        "msg": {"type": "toy", "name": "abc", "n": 5, "tags": [], "wait": 100, "note": None, "label": "-"},
     }
     assert got[1] == {"ok": False, "what": "no name"}
     assert got[2] == {"ok": False, "what": "no name"}
@@ -99,12 +102,22 @@ def test_toy_checker_follows_its_model(tmp_path):
     assert got[9] == {"ok": False, "what": "tags is not a list"}
     assert got[10]["msg"]["wait"] == 1000  # x-clamp: floored, capped
     assert got[11]["msg"]["wait"] == 100  # x-clamp: a bad value takes the default
-    assert got[12]["msg"] == {"type": "toy", "name": "a", "n": 5, "tags": [], "wait": 100, "note": None}
+    assert got[12]["msg"] == {
+        "type": "toy",
+        "name": "a",
+        "n": 5,
+        "tags": [],
+        "wait": 100,
+        "note": None,
+        "label": "-",
+    }
     assert got[13] == {"ok": False, "what": "note is not valid"}
+    assert got[14]["msg"]["label"] == "-"  # x-fallback: a bad value takes the default
+    assert got[15]["msg"]["label"] == "x"
     # Where no x- key says otherwise, the checker takes exactly what the model takes (strictly:
     # no "1" for 1, as the worker always checked).
     for given, answer in zip(TOY_INPUTS, got, strict=True):
-        if {"wait", "note"} & set(given):
+        if {"wait", "note", "label"} & set(given):
             continue
         try:
             Toy.model_validate_json(json.dumps(given), strict=True)
@@ -162,6 +175,8 @@ HOST_INPUTS = [
     {"type": "chat_server_result", "id": "c.1", "ok": True, "tools": {"fs": "read"}},
     {"type": "chunk", "cid": "x", "seq": 0, "last": True, "data": "{}"},
     {"type": "chunk", "cid": "x", "seq": "0", "last": True, "data": "{}"},
+    {"type": "ping"},
+    {"type": "pong", "id": "p"},
 ]
 
 
