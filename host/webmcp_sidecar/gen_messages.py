@@ -33,7 +33,6 @@ _QUIET = {
     "description",
     "default",
     "examples",
-    "format",
     "writeOnly",
     "readOnly",
     "deprecated",
@@ -41,9 +40,10 @@ _QUIET = {
 }
 _X = {"x-lowercase", "x-fallback", "x-clamp"}
 _KNOWN = {
-    "type", "const", "enum", "anyOf", "oneOf", "$ref", "properties", "required", "additionalProperties",
-    "items", "minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "pattern",
-    *_QUIET, *_X,
+    "type", "const", "enum", "anyOf", "oneOf", "allOf", "$ref", "properties", "required",
+    "additionalProperties", "propertyNames", "minProperties", "maxProperties", "items", "minItems",
+    "maxItems", "minLength", "maxLength", "pattern", "format", "minimum", "maximum",
+    "exclusiveMinimum", "exclusiveMaximum", "multipleOf", *_QUIET, *_X,
 }  # fmt: skip
 _IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 
@@ -137,8 +137,14 @@ def typedefs(defs: dict[str, Any]) -> str:
 # --- checkers ------------------------------------------------------------------------------
 
 
+# Formats that say nothing a checker must check (SecretStr's).
+_FORMATS = {"password"}
+
+
 def _no_surprise(s: dict[str, Any], where: str) -> None:
     unknown = set(s) - _KNOWN
+    if s.get("format", "password") not in _FORMATS:
+        unknown.add(f"format {s['format']}")
     if unknown:
         raise ValueError(f"{where}: the checker generator does not know {sorted(unknown)}")
 
@@ -154,6 +160,8 @@ def valid(s: dict[str, Any], v: str, where: str) -> str:
         return f"{js(s['enum'])}.includes({v})"
     if "anyOf" in s or "oneOf" in s:  # oneOf: a discriminated union, whose members never overlap
         return "(" + " || ".join(f"({valid(x, v, where)})" for x in _alternatives(s)) + ")"
+    if "allOf" in s:
+        return "(" + " && ".join(f"({valid(x, v, where)})" for x in s["allOf"]) + ")"
     kind = s.get("type")
     parts: list[str]
     if kind == "string":
@@ -166,10 +174,18 @@ def valid(s: dict[str, Any], v: str, where: str) -> str:
             parts.append(f"{js_regex(s['pattern'])}.test({v})")
     elif kind in ("integer", "number"):
         parts = [f"Number.isInteger({v})" if kind == "integer" else f"Number.isFinite({v})"]
-        if "minimum" in s:
-            parts.append(f"{v} >= {js(s['minimum'])}")
-        if "maximum" in s:
-            parts.append(f"{v} <= {js(s['maximum'])}")
+        for key, op in (
+            ("minimum", ">="),
+            ("maximum", "<="),
+            ("exclusiveMinimum", ">"),
+            ("exclusiveMaximum", "<"),
+        ):
+            if key in s:
+                parts.append(f"{v} {op} {js(s[key])}")
+        if "multipleOf" in s:
+            if not isinstance(s["multipleOf"], int):
+                raise ValueError(f"{where}: a multipleOf that is not an integer is not checked exactly in JS")
+            parts.append(f"{v} % {s['multipleOf']} === 0")
     elif kind == "boolean":
         parts = [f"typeof {v} === 'boolean'"]
     elif kind == "null":
@@ -186,14 +202,34 @@ def valid(s: dict[str, Any], v: str, where: str) -> str:
         parts = [f"isObject({v})"]
         if "properties" in s:
             parts.append(_object_valid(s, v, where))
-        extra = s.get("additionalProperties")
-        if isinstance(extra, dict) and extra:
-            parts.append(f"Object.values({v}).every((x) => {valid(extra, 'x', where + '{}')})")
+        parts += _object_keys(s, v, where)
     elif kind is None:
         return "true"  # any JSON value
     else:
         raise ValueError(f"{where}: the checker generator does not know type {kind!r}")
     return " && ".join(parts)
+
+
+def _object_keys(s: dict[str, Any], v: str, where: str) -> list[str]:
+    """Checks of an object's keys beyond its declared properties."""
+    declared = list(s.get("properties", {}))
+    out = []
+    extra = s.get("additionalProperties", True)
+    if extra is False:  # a model with extra="forbid"
+        out.append(f"Object.keys({v}).every((k) => {js(declared)}.includes(k))")
+    elif isinstance(extra, dict) and extra:
+        ok = valid(extra, "x", where + "{}")
+        if declared:
+            out.append(f"Object.entries({v}).every(([k, x]) => {js(declared)}.includes(k) || ({ok}))")
+        else:
+            out.append(f"Object.values({v}).every((x) => {ok})")
+    if "propertyNames" in s:
+        out.append(f"Object.keys({v}).every((k) => {valid(s['propertyNames'], 'k', where + '{key}')})")
+    if "minProperties" in s:
+        out.append(f"Object.keys({v}).length >= {s['minProperties']}")
+    if "maxProperties" in s:
+        out.append(f"Object.keys({v}).length <= {s['maxProperties']}")
+    return out
 
 
 def _object_valid(s: dict[str, Any], v: str, where: str) -> str:
@@ -262,6 +298,12 @@ def checker(model: type[BaseModel], ref: str, defs: dict[str, Any], types: str) 
         f"    /** @type {{any}} */ const out = {{ type: {js(kind)} }};",
         "    let v;",
     ]
+    if s.get("additionalProperties") is False:  # extra="forbid": an unknown field fails the message
+        lines.append(f"    const known = {js(list(s['properties']))};")
+        lines.append("    const odd = Object.keys(m).find((k) => !known.includes(k));")
+        lines.append(
+            "    if (odd !== undefined) return { ok: false, what: `unexpected field ${odd.slice(0, 40)}` };"
+        )
     for key, p in s["properties"].items():
         if key != "type":
             lines += _field_code(model, key, p, key in required)
