@@ -9,7 +9,8 @@ the pydantic models, `tools/browser_tools.py`):
   same numbers as classic scripts, for the content scripts (which cannot import modules);
 - extension/lib/generated/public-suffixes.js: the Public Suffix List's rules (wire/public_suffix.py);
 - extension/lib/generated/message-types.js and host-messages.js: JSDoc typedefs of every message,
-  and the worker's checkers of the host's messages, from the models' JSON Schema (gen_messages.py);
+  and the worker's checkers of the host's messages, from the models' JSON Schema (gen_messages.py,
+  gen_schema.py);
 - the message and host-route tables in docs/PROTOCOL.md, between their marker comments.
 
 The files are committed (the extension needs no build); tests/unit/test_generated.py fails when
@@ -31,12 +32,11 @@ from webmcp_sidecar.gen_messages import (
     MESSAGE_TYPES,
     agent_models,
     host_messages_js,
-    js,
-    js_regex,
     message_types_js,
     type_of,
     union_members,
 )
+from webmcp_sidecar.gen_schema import js, js_regex
 from webmcp_sidecar.wire import constants as c
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,5 +1,6 @@
-"""The worker's checkers of host messages are made from the models' JSON Schema (gen_messages.py):
-run by node, they take and refuse what the models do, and a change to a model changes them."""
+"""The worker's checkers of host messages are made from the models' JSON Schema (gen_schema.py,
+gen_messages.py): run by node, they take and refuse what the models do, and a change to a model
+changes them."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pydantic import AnyUrl, BaseModel, ConfigDict, Field, TypeAdapter, Validati
 
 from webmcp_sidecar import gen_js
 from webmcp_sidecar import gen_messages as gm
+from webmcp_sidecar import gen_schema as gs
 from webmcp_sidecar.wire import messages as m
 
 REPO = Path(__file__).resolve().parents[2]
@@ -97,7 +99,7 @@ TOY_INPUTS = [
 
 
 def toy_js(model: type[BaseModel]) -> str:
-    return gm.checkers_js("TOYS", [model], "Toy checkers.", "./toy-types.js")
+    return gs.checkers_js("TOYS", [model], "Toy checkers.", "./toy-types.js")
 
 
 def test_toy_checker_follows_its_model(tmp_path):
@@ -170,7 +172,7 @@ def test_a_schema_the_generator_does_not_know_fails_generation():
         url: AnyUrl
 
     with pytest.raises(ValueError, match="format uri"):
-        gm.checkers_js("X", [Odd], "", "./x.js")
+        gs.checkers_js("X", [Odd], "", "./x.js")
 
 
 TOKEN = "E" * 40 + "_-y"

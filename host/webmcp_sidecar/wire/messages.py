@@ -7,8 +7,8 @@ Two links carry them, both as length-prefixed JSON frames (see `native.codec`):
 `Call`, `Cancel`, `OpenUrl` and `Result` have the same shape on both links, so the host routes
 them by id and forwards the frame's bytes untouched instead of re-encoding them.
 
-The worker's checker of host messages is generated from these models' JSON Schema (gen_messages.py,
-into extension/lib/generated/messages.js). Keys `x-...` in a field's schema say what it does with
+The worker's checker of host messages is generated from these models' JSON Schema (gen_schema.py,
+into extension/lib/generated/host-messages.js). Keys `x-...` in a field's schema say what it does with
 a field beyond checking it: `x-lowercase` lowercases the string; `x-fallback` gives a bad value the
 default instead of refusing the message; `x-clamp: N` as well, and floors a number and caps it at
 N (null: JS's largest safe integer).
