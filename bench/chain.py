@@ -64,7 +64,7 @@ from webmcp_sidecar.paths import socket_dir
 
 
 def lanes_off(worker: Worker, block: BlockFn) -> BlockFn:
-    """A block of calls with the worker's frame lanes off (docs/ARCHITECTURE.md, "The frame
+    """A block of calls with the worker's frame lanes off (docs/PROTOCOL.md, "The frame
     lane"): the same page, host and entry, over the frame's runtime port."""
     async def run(start: int, n: int) -> tuple[list[float], int]:
         await worker.evaluate("() => globalThis.sidecar.setLanes(false)")
@@ -81,7 +81,7 @@ LINK_OFF = "chain, entry link off (through the host)"
 
 
 async def wait_entry_link(worker: Worker) -> None:
-    """Until the MCP entry's own link is open (docs/ARCHITECTURE.md, "The entry link")."""
+    """Until the MCP entry's own link is open (docs/PROTOCOL.md, "The entry link")."""
     deadline = time.monotonic() + 10
     js = "() => Object.values(globalThis.sidecar.status().entryLinks).includes('open')"
     while not await worker.evaluate(js):

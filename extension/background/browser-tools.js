@@ -50,7 +50,7 @@ export function uploadPathProblem(paths) {
 
 /** The side panel's agent (`PANEL_SESSION`): acts on the active tab, owns no tabs, has no group. */
 export { PANEL_SESSION };
-/** What extension pages (the side panel) may ask: see docs/ARCHITECTURE.md, "Browser tools". */
+/** What extension pages (the side panel) may ask: see docs/BROWSER_TOOLS.md. */
 const PANEL_MESSAGES = new Set(['sessions', 'session_focus', 'session_close_tabs']);
 /** Record of a call that never found its tab (refused early). */
 const NO_TAB = Object.freeze({ tabId: null, url: '' });

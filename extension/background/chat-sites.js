@@ -14,16 +14,20 @@
 
 import { calls, CHAT_LIB_FILES } from '../lib/chat/index.js';
 import { callId, CALLER_CHAT, isCallOf } from '../lib/call-ids.js';
-import { DEFAULT_MAX_BYTES } from '../lib/protocol.js';
+import { CHAT_PORT_NAME, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../lib/protocol.js';
 import { isOurPage } from '../lib/senders.js';
 import { siteOf } from '../lib/site.js';
 import { isPublicSuffix } from '../lib/public-suffix.js';
 
-export const CHAT_PORT_NAME = 'webmcp-chat';
+export { CHAT_PORT_NAME };
 const STORE_KEY = 'chatSites.prefs';
-const ISOLATED_FILES = [...CHAT_LIB_FILES, 'page/chat/ui.js', 'page/chat/input.js', 'page/chat/main.js'];
+// generated-limits.js first: main.js takes its port's name from it (a tab open from before the
+// install may not have the content scripts yet).
+const ISOLATED_FILES = [
+  'page/isolated/generated-limits.js', ...CHAT_LIB_FILES, 'page/chat/ui.js', 'page/chat/input.js', 'page/chat/main.js',
+];
 const HOOK_FILE = 'page/chat/hook.js';
-const CALL_TIMEOUT_MS = 60_000;
+const CALL_TIMEOUT_MS = DEFAULT_TIMEOUT_MS; // as an MCP client's call (wire/messages.py ChatServerCall)
 const SERVER_TOOLS_TTL_MS = 30_000;
 const MAX_CHOSEN = 64;
 const MAX_ADAPTERS = 200;

@@ -4,8 +4,10 @@
 // it; the worker sends results back (native-link.js). The token lives in this object only: never
 // stored, logged or shown.
 
+import { LINK_HOST, LINK_PATH_PREFIX } from '../lib/generated/protocol.js';
+
 /** The URL of a checked offer. @param {number} port @param {string} token */
-export const linkUrl = (port, token) => `ws://127.0.0.1:${port}/link/${token}`;
+export const linkUrl = (port, token) => `ws://${LINK_HOST}:${port}${LINK_PATH_PREFIX}${token}`;
 
 /** What the server sends over the link; anything else is refused (the native port carries it). */
 const FROM_LINK = new Set(['call', 'cancel']);

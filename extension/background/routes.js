@@ -1,6 +1,6 @@
 // Every message the service worker receives and the module that handles it, by where it comes
 // from; and the one way out to the host. Read this file to follow a message; the table in
-// docs/ARCHITECTURE.md ("Routes in the service worker") is made from describe() and
+// docs/PROTOCOL.md ("Routes in the service worker") is made from describe() and
 // tests/js/service-worker-routes.test.mjs keeps it true.
 //
 // Each table maps a message type to [the module that handles it, the handler]. Host requests
@@ -221,7 +221,7 @@ export function createRoutes(w) {
     return handler ? handler(msg, sender, respond) : false;
   }
 
-  /** Which module handles what: {from: {type: module}}, for docs/ARCHITECTURE.md. */
+  /** Which module handles what: {from: {type: module}}, for docs/PROTOCOL.md. */
   function describe() {
     const names = (t) => Object.fromEntries([...t].map(([type, [by]]) => [type, by]));
     return {

@@ -1,4 +1,4 @@
-// Cross-origin frames (WebMCP spec; docs/ARCHITECTURE.md "Cross-origin frames"): which tools of
+// Cross-origin frames (WebMCP spec; docs/PAGE_CODE.md "Cross-origin frames"): which tools of
 // a frame of another site the top document may see. A frame counts with the tools it registered
 // with `exposedTo` naming the top origin, claiming its own origin as the browser gives it, and
 // only while a frame of the tab's site grants it the `tools` permission. Native WebMCP checks

@@ -1,20 +1,20 @@
 // Checking what the host sends, shaping what goes back, and the plain-language error texts.
 // Whatever leaves here must validate against host/webmcp_sidecar/wire/messages.py.
 
-import { isConnId } from './call-ids.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, ERROR_CODES, ERROR_TEXTS, MAX_TIMEOUT_MS, timeoutText } from './protocol.js';
+import { HOST_TO_EXTENSION } from './generated/host-messages.js';
+import { ERROR_CODES, ERROR_TEXTS, timeoutText } from './protocol.js';
+import { NO_REASON_TEXT } from './generated/protocol.js';
 
 const MAX_MESSAGE_CHARS = 2000;
-/** An entry link's token (host: wire/messages.py EntryLink): it goes into the link's URL path. */
-const LINK_TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
+/** Requests the worker answers: a malformed one still gets a `result` (bad_request) by its id. */
+const ANSWERED = new Set(['call', 'open_url']);
 
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const isId = (v) => typeof v === 'string' && v.length > 0;
-const positiveInt = (v, fallback, max) =>
-  Number.isFinite(v) && v > 0 ? Math.min(Math.floor(v), max) : fallback;
 
 /**
- * Validates and normalises a message from the host.
+ * Validates and normalises a message from the host, by the checker generated from its model
+ * (lib/generated/host-messages.js, from wire/messages.py: which fields, their types and limits, and
+ * what is normalised).
  * @param {any} msg
  * @returns {{ok: true, msg: any} | {ok: false, error: string, id?: string}}
  *   on failure, `id` is set when the message was a request that deserves a `result`
@@ -22,53 +22,13 @@ const positiveInt = (v, fallback, max) =>
 export function checkHostMessage(msg) {
   if (!isPlainObject(msg)) return { ok: false, error: 'host message is not a JSON object' };
   const { type } = msg;
-  const requestId = (type === 'call' || type === 'open_url') && isId(msg.id) ? msg.id : undefined;
-  /** @param {string} what @returns {{ok: false, error: string, id?: string}} */
-  const bad = (what) => ({ ok: false, error: `malformed ${type} message: ${what}`, id: requestId });
-  switch (type) {
-    case 'call':
-      if (!isId(msg.id)) return bad('no id');
-      if (typeof msg.site !== 'string' || !msg.site) return bad('no site');
-      if (typeof msg.tool !== 'string' || !msg.tool) return bad('no tool');
-      if (msg.args !== undefined && msg.args !== null && !isPlainObject(msg.args)) return bad('args is not an object');
-      return {
-        ok: true,
-        msg: {
-          type,
-          id: msg.id,
-          site: msg.site.toLowerCase(),
-          tool: msg.tool,
-          args: msg.args ?? {},
-          timeout_ms: positiveInt(msg.timeout_ms, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
-          max_bytes: positiveInt(msg.max_bytes, DEFAULT_MAX_BYTES, Number.MAX_SAFE_INTEGER),
-        },
-      };
-    case 'open_url':
-      if (!isId(msg.id)) return bad('no id');
-      if (typeof msg.url !== 'string') return bad('no url');
-      return { ok: true, msg: { type, id: msg.id, url: msg.url } };
-    case 'cancel':
-      if (!isId(msg.id)) return bad('no id');
-      return { ok: true, msg: { type, id: msg.id } };
-    case 'ping':
-    case 'pong':
-      return { ok: true, msg: { type, id: typeof msg.id === 'string' ? msg.id : '' } };
-    case 'chunk':
-      return { ok: true, msg };
-    case 'entry_link':
-      if (!isConnId(msg.conn)) return bad('no conn');
-      if (!Number.isInteger(msg.port) || msg.port < 1 || msg.port > 65535) return bad('no port');
-      if (typeof msg.token !== 'string' || !LINK_TOKEN.test(msg.token)) return bad('no token');
-      return { ok: true, msg: { type, conn: msg.conn, port: msg.port, token: msg.token } };
-    case 'host_hello':
-      if (!Number.isInteger(msg.protocol)) return bad('no protocol');
-      return {
-        ok: true,
-        msg: { type, protocol: msg.protocol, host_version: typeof msg.host_version === 'string' ? msg.host_version : '' },
-      };
-    default:
-      return { ok: false, error: `unknown message type ${JSON.stringify(String(type)).slice(0, 80)}` };
-  }
+  if (type === 'chunk') return { ok: true, msg }; // its pieces are checked as they are joined (lib/chunks.js)
+  const check = typeof type === 'string' ? HOST_TO_EXTENSION[type] : undefined;
+  if (!check) return { ok: false, error: `unknown message type ${JSON.stringify(String(type)).slice(0, 80)}` };
+  const r = check(msg);
+  if (r.ok) return r;
+  const id = ANSWERED.has(type) && typeof msg.id === 'string' && msg.id ? msg.id : undefined;
+  return { ok: false, error: `malformed ${type} message: ${r.what}`, id };
 }
 
 /**
@@ -106,7 +66,7 @@ export function frameResultToHost(id, raw, tabId, maxBytes) {
   }
   const err = isPlainObject(raw.error) ? raw.error : { message: raw.error };
   const code = ERROR_CODES.includes(err.code) ? err.code : 'page_error';
-  let message = typeof err.message === 'string' && err.message ? err.message : 'The tool failed without saying why.';
+  let message = typeof err.message === 'string' && err.message ? err.message : NO_REASON_TEXT;
   if (message.length > MAX_MESSAGE_CHARS) message = `${message.slice(0, MAX_MESSAGE_CHARS)}…`;
   return errorResult(id, code, message, tabId);
 }

@@ -6,7 +6,7 @@
 // lib/generated/protocol.js (`python -m webmcp_sidecar.gen_js`); this module re-exports them
 // under the names the extension uses, with the message shapes below.
 export {
-  PROTOCOL_VERSION, HOST_NAME, PAGE_PORT_NAME, PANEL_PORT_NAME, PANEL_SESSION, DEFAULT_TIMEOUT_MS,
+  PROTOCOL_VERSION, HOST_NAME, PAGE_PORT_NAME, PANEL_PORT_NAME, CHAT_PORT_NAME, PANEL_SESSION, DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS, MAX_BROWSER_TIMEOUT_MS, DEFAULT_MAX_BYTES, TOOL_NAME_RE, TOOL_SOURCES, ERROR_CODES,
   ERROR_TEXTS, PANEL_TYPES, AGENT_TYPES, BROWSER_TOOLS, SETTINGS_RANGES, BROWSER_TO_HOST_SPLIT,
   RESULT_PART_CHARS, timeoutText,
@@ -36,34 +36,28 @@ export function versionMismatch(extension, host) {
  * @typedef {{readOnlyHint?: boolean, destructiveHint?: boolean, idempotentHint?: boolean,
  *   openWorldHint?: boolean, untrustedContentHint?: boolean, [k: string]: unknown}} ToolAnnotations
  * @typedef {{name: string, title?: string, description: string, inputSchema?: object,
- *   annotations?: ToolAnnotations, source: ToolSource}} Tool
+ *   annotations?: ToolAnnotations, source: ToolSource}} Tool  as the content script reports it
  * @typedef {{code: ErrorCode, message: string}} CallError
  *
- * --- extension -> host (native) ---
- * @typedef {{type: 'hello', extension_version: string, browser: string, protocol: number, origin?: string}} HelloMsg
- * @typedef {{type: 'registry', sites: Record<string, Tool[]>, notices?: Record<string, string>}} RegistryMsg
- * @typedef {{type: 'site_tools', site: string, tools: Tool[], notice?: string}} SiteToolsMsg  tools [] = site gone; notice: what was cut or ignored
- * @typedef {{type: 'result', id: string, ok: boolean, value?: string|null, error?: CallError|null,
- *   tab_id?: number|null}} ResultMsg  value = the page's result as JSON text
- * @typedef {{type: 'log', level: 'debug'|'info'|'warning'|'error', message: string}} LogMsg
- * @typedef {{type: 'session_tabs', session: string, tabs: number[], current: number|null}} SessionTabsMsg
- *
- * --- host -> extension (native) ---
- * @typedef {{type: 'call', id: string, site: string, tool: string, args: object,
- *   timeout_ms: number, max_bytes: number}} CallMsg
- * @typedef {{type: 'cancel', id: string}} CancelMsg
- * @typedef {{type: 'open_url', id: string, url: string}} OpenUrlMsg
- * @typedef {{type: 'browser_call', id: string, session: string, tool: string, args: object,
- *   timeout_ms: number, tab_id?: number}} BrowserCallMsg  session 'panel' = the tab in view
- * @typedef {{type: 'session'|'session_end', session: string, client?: string}} SessionMsg
- * @typedef {{type: 'host_hello', protocol: number, host_version?: string}} HostHelloMsg
- *
- * --- both ways ---
- * @typedef {{type: 'chunk', cid: string, seq: number, last: boolean, data: string}} ChunkMsg
+ * The native port's messages: typedefs generated from the models (wire/messages.py) into
+ * lib/generated/message-types.js, named here as the extension uses them.
+ * @typedef {import('./generated/message-types.js').Hello} HelloMsg
+ * @typedef {import('./generated/message-types.js').Registry} RegistryMsg
+ * @typedef {import('./generated/message-types.js').SiteTools} SiteToolsMsg  tools [] = site gone
+ * @typedef {import('./generated/message-types.js').Result} ResultMsg  value = the page's result as JSON text
+ * @typedef {import('./generated/message-types.js').Log} LogMsg
+ * @typedef {import('./generated/message-types.js').SessionTabs} SessionTabsMsg
+ * @typedef {Required<import('./generated/message-types.js').Call>} CallMsg  as checked: defaults filled in
+ * @typedef {import('./generated/message-types.js').Cancel} CancelMsg
+ * @typedef {import('./generated/message-types.js').OpenUrl} OpenUrlMsg
+ * @typedef {import('./generated/message-types.js').BrowserCall} BrowserCallMsg  session 'panel' = the tab in view
+ * @typedef {import('./generated/message-types.js').Session | import('./generated/message-types.js').SessionEnd} SessionMsg
+ * @typedef {import('./generated/message-types.js').HostHello} HostHelloMsg
+ * @typedef {import('./generated/message-types.js').Chunk} ChunkMsg
  *   the `data` of a cid's chunks, joined in seq order, is one message's JSON text
- * @typedef {{type: 'ping'|'pong', id: string}} PingMsg
+ * @typedef {import('./generated/message-types.js').Ping | import('./generated/message-types.js').Pong} PingMsg
  *
- * --- content script <-> service worker (port `webmcp-page`, one per frame) ---
+ * --- content script <-> service worker (port `webmcp-page`, one per frame; no Python model) ---
  * @typedef {{type: 'tools', url: string, native: boolean, tools: Tool[],
  *   dropped?: import('./tools.js').Dropped}} FrameToolsMsg
  * @typedef {{type: 'result', id: string, ok: boolean, value?: string, error?: CallError,

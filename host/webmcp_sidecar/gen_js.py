@@ -8,7 +8,10 @@ the pydantic models, `tools/browser_tools.py`):
 - extension/page/isolated/generated-limits.js, extension/page/main/generated-constants.js: the
   same numbers as classic scripts, for the content scripts (which cannot import modules);
 - extension/lib/generated/public-suffixes.js: the Public Suffix List's rules (wire/public_suffix.py);
-- the message tables in docs/ARCHITECTURE.md, between their marker comments.
+- extension/lib/generated/message-types.js and host-messages.js: JSDoc typedefs of every message,
+  and the worker's checkers of the host's messages, from the models' JSON Schema (gen_messages.py,
+  gen_schema.py);
+- the message and host-route tables in docs/PROTOCOL.md, between their marker comments.
 
 The files are committed (the extension needs no build); tests/unit/test_generated.py fails when
 one is stale.
@@ -19,12 +22,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import typing
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from webmcp_sidecar.gen_messages import (
+    HOST_MESSAGES,
+    MESSAGE_TYPES,
+    agent_models,
+    host_messages_js,
+    message_types_js,
+    type_of,
+    union_members,
+)
+from webmcp_sidecar.gen_schema import js, js_regex
 from webmcp_sidecar.wire import constants as c
 
 REPO = Path(__file__).resolve().parents[2]
@@ -49,6 +61,7 @@ SCALARS = (
     "HOST_NAME",
     "PAGE_PORT_NAME",
     "PANEL_PORT_NAME",
+    "CHAT_PORT_NAME",
     "PANEL_SESSION",
     "MAX_TO_BROWSER",
     "MAX_FROM_BROWSER",
@@ -61,19 +74,24 @@ SCALARS = (
     "RESULT_PART_CHARS",
     "VERSION_MISMATCH",
     "TIMEOUT_TEXT",
+    "NO_REASON_TEXT",
     "CALL_ID_SEP",
     "CALLER_AGENT",
     "CALLER_INSPECTOR",
     "CALLER_CHAT",
     "CALLER_SERVER",
     "CONN_ID_PREFIX",
+    "LINK_HOST",
+    "LINK_PATH_PREFIX",
+    "MAX_LINK_FRAME",
+    "MAX_LINK_CALL_BYTES",
 )
 LISTS = ("TOOL_SOURCES", "ERROR_CODES", "PANEL_TYPES", "AGENT_TYPES")
 
 MODULE = "extension/lib/generated/protocol.js"
 ISOLATED = "extension/page/isolated/generated-limits.js"
 MAIN = "extension/page/main/generated-constants.js"
-DOC = "docs/ARCHITECTURE.md"
+DOC = "docs/PROTOCOL.md"
 DOC_BEGIN = f"<!-- messages: made from wire/messages.py and agent/panel_messages.py by `{COMMAND}` -->"
 DOC_END = "<!-- messages: end -->"
 # wire/constants.py `timeout_text` in JS, written into both the module and the isolated world's
@@ -85,16 +103,6 @@ TIMEOUT_JS = (
     "  return TIMEOUT_TEXT.replace('{who}', who).replace('{seconds}', seconds);\n"
     "}\n"
 )
-
-
-def js(value: Any) -> str:
-    """A JS literal (JSON is one; non-ASCII escaped so the files stay ASCII)."""
-    return json.dumps(value, ensure_ascii=True)
-
-
-def js_regex(pattern: str) -> str:
-    """A Python pattern as a JS RegExp literal (the two dialects agree on this one)."""
-    return "/" + pattern.replace("/", "\\/").replace("\\-", "-") + "/"
 
 
 def browser_tools() -> dict[str, Any]:
@@ -141,6 +149,8 @@ def module_js() -> str:
         out.append(f"export const {name} = {js(getattr(c, name))};")
     out.append("")
     out.append(f"export const CONN_ID_RE = {js_regex(c.CONN_ID_PATTERN)};")
+    out.append("/** An entry link's token (`entry_link.token`): it goes into the link's URL path. */")
+    out.append(f"export const LINK_TOKEN_RE = {js_regex(c.LINK_TOKEN_PATTERN)};")
     out.append("/** wire/constants.py `timeout_text`. @param {string} who @param {number} ms */")
     out.append("export " + TIMEOUT_JS)
     out.append("/** WebMCP's rule for tool names. */")
@@ -186,9 +196,11 @@ def isolated_js() -> str:
         "  ns.protocol = Object.freeze({\n"
         f"    TOOL_NAME_RE: {js_regex(c.TOOL_NAME_PATTERN)},\n"
         f"    PAGE_PORT_NAME: {js(c.PAGE_PORT_NAME)},\n"
+        f"    CHAT_PORT_NAME: {js(c.CHAT_PORT_NAME)},\n"
         f"    DEFAULT_TIMEOUT_MS: {js(c.DEFAULT_TIMEOUT_MS)},\n"
         f"    DEFAULT_MAX_BYTES: {js(c.DEFAULT_MAX_BYTES)},\n"
         f"    RESULT_PART_CHARS: {js(c.RESULT_PART_CHARS)},\n"
+        f"    NO_REASON_TEXT: {js(c.NO_REASON_TEXT)},\n"
         f"    ERROR_CODES: Object.freeze({js(list(c.ERROR_CODES))}),\n"
         "    timeoutText,\n"
         "  });\n"
@@ -210,16 +222,7 @@ def main_js() -> str:
     )
 
 
-# --- the message tables in docs/ARCHITECTURE.md ---------------------------------------------
-
-
-def _members(union: Any) -> list[type[BaseModel]]:
-    inner = typing.get_args(union)[0] if typing.get_origin(union) is typing.Annotated else union
-    return list(typing.get_args(inner))
-
-
-def _type_of(model: type[BaseModel]) -> str:
-    return typing.get_args(model.model_fields["type"].annotation)[0]
+# --- the message tables in docs/PROTOCOL.md --------------------------------------------------
 
 
 def _fields(model: type[BaseModel]) -> str:
@@ -252,13 +255,9 @@ def message_tables() -> str:
     )
     rows: dict[str, tuple[type[BaseModel], list[str]]] = {}
     for direction, union in links:
-        for model in _members(union):
-            rows.setdefault(_type_of(model), (model, []))[1].append(direction)
-    agent = {
-        _type_of(v): v
-        for v in vars(pm).values()
-        if isinstance(v, type) and issubclass(v, BaseModel) and "type" in v.model_fields
-    }
+        for model in union_members(union):
+            rows.setdefault(type_of(model), (model, []))[1].append(direction)
+    agent = agent_models()
     for kind in c.AGENT_TYPES:
         rows.setdefault(kind, (agent[kind], []))[1].append("host -> side panel (relayed)")
     out = [
@@ -332,6 +331,8 @@ def outputs(repo: Path = REPO) -> dict[str, str]:
         ISOLATED: isolated_js(),
         MAIN: main_js(),
         SUFFIXES: suffixes_js(),
+        MESSAGE_TYPES: message_types_js(COMMAND),
+        HOST_MESSAGES: host_messages_js(COMMAND),
         DOC: doc_with_tables((repo / DOC).read_text(encoding="utf-8")),
     }
 

@@ -48,7 +48,7 @@ async def test_an_older_drafts_destructive_hint_still_counts(browser, mcp, site_
     _, s, tools = await listed(browser, mcp, site_url, "oldDelete")
     if mode == "native":
         # Chromium 156's getTools() keeps only the hints it knows, so an older draft's
-        # destructiveHint never reaches us there (docs/ARCHITECTURE.md, "Polyfill vs Chromium").
+        # destructiveHint never reaches us there (docs/WEBMCP_WPT.md, "Polyfill vs Chromium").
         ann = tools[f"{s}__oldDelete"].annotations
         assert ann is None or not ann.destructive_hint
         return
@@ -60,7 +60,7 @@ async def test_an_output_schema_is_passed_on_and_results_are_checked(browser, mc
     total = tools[f"{s}__orderTotal"]
     if mode == "native":
         # Chromium 156's getTools() has no outputSchema: the tool is offered without one and
-        # its result is not checked against one (docs/ARCHITECTURE.md, "Polyfill vs Chromium").
+        # its result is not checked against one (docs/WEBMCP_WPT.md, "Polyfill vs Chromium").
         assert total.output_schema is None
         r = await mcp.call(f"{s}__orderTotal")
         assert not r.is_error

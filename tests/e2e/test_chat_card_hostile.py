@@ -1,9 +1,10 @@
 """The chat site cannot trick the user's click into the Run card or the widening settings
-(docs/ARCHITECTURE.md, "AI chat websites"): the toolbar's host element sits in the chat page's
-DOM, so a hostile chat page can make it transparent or lay an opaque decoy over it (clicks pass
-through a decoy with `pointer-events: none`). A user who clicks the decoy then really clicks Run or
-"Run read-only tools without asking". Such a click must run nothing and change nothing: the
-controls take a click only once the browser has seen them visible and unmoved for a while.
+(docs/CHAT_SITES.md, "AI chat websites in the extension and the host"): the toolbar's host
+element sits in the chat page's DOM, so a hostile chat page can make it transparent or lay an
+opaque decoy over it (clicks pass through a decoy with `pointer-events: none`). A user who clicks
+the decoy then really clicks Run or "Run read-only tools without asking". Such a click must run
+nothing and change nothing: the controls take a click only once the browser has seen them visible
+and unmoved for a while.
 The harness and replica are test_chat_sites.py's."""
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ async def test_respond_with_and_a_navigation(browser, mcp, form_site):
         assert not r.is_error and text(r) == "booked for Bea"
     else:
         # Chromium 156 drops respondWith when the submission navigates (its executeTool gives
-        # "null"), so the destination document answers (docs/ARCHITECTURE.md).
+        # "null"), so the destination document answers (docs/PAGE_CODE.md, "Forms that navigate").
         assert "in the name of Bea." in landed(r)["text"]
     await page.wait_for_url("**/nav-result.html?who=Bea")
 

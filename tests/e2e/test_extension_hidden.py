@@ -1,5 +1,5 @@
 """A web page cannot detect the extension or read its fixed id through its web-accessible
-resource (docs/ARCHITECTURE.md, "The frame lane"): `page/bridge/lane.html` is web accessible
+resource (docs/PROTOCOL.md, "The frame lane"): `page/bridge/lane.html` is web accessible
 with `use_dynamic_url`, so it loads only under the browser session's random id, never under
 `chrome-extension://<our fixed id>/`, while the lane that needs it still comes up."""
 

@@ -1,4 +1,4 @@
-"""Trusted input lands on the element it was aimed at, or is refused (docs/ARCHITECTURE.md,
+"""Trusted input lands on the element it was aimed at, or is refused (docs/BROWSER_TOOLS.md,
 "Trusted input"). tests/e2e/site/steer/top.html is hostile: when real input is aimed at its own
 button or field it slides another origin's frame (tests/e2e/site/steer/confirm.html, where the
 user would be signed in) under the pointer on mousemove, or focuses that frame just after its

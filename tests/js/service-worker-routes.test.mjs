@@ -1,5 +1,5 @@
 // The service worker's routes table (extension/background/routes.js) against what the host can
-// send and against docs/ARCHITECTURE.md, whose table is made from it:
+// send and against docs/PROTOCOL.md, whose table is made from it:
 //   WEBMCP_WRITE_DOCS=1 node --test tests/js/service-worker-routes.test.mjs   rewrites that table.
 
 import { test } from 'node:test';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { findPython, startWorker } from './fake-chrome.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const DOC = path.join(REPO, 'docs/ARCHITECTURE.md');
+const DOC = path.join(REPO, 'docs/PROTOCOL.md');
 const BEGIN = '<!-- routes: made from extension/background/routes.js by tests/js/service-worker-routes.test.mjs -->';
 const END = '<!-- routes: end -->';
 
@@ -36,13 +36,13 @@ function render(described) {
   return rows.join('\n');
 }
 
-test('docs/ARCHITECTURE.md shows the routes table as routes.js has it', (t) => {
+test('docs/PROTOCOL.md shows the routes table as routes.js has it', (t) => {
   const { worker } = startWorker(t);
   const table = render(worker.routes.describe());
   const doc = readFileSync(DOC, 'utf8');
   const start = doc.indexOf(BEGIN);
   const end = doc.indexOf(END);
-  assert.ok(start >= 0 && end > start, `docs/ARCHITECTURE.md has no ${BEGIN} ... ${END} section`);
+  assert.ok(start >= 0 && end > start, `docs/PROTOCOL.md has no ${BEGIN} ... ${END} section`);
   const current = doc.slice(start + BEGIN.length, end).trim();
   if (process.env.WEBMCP_WRITE_DOCS === '1' && current !== table) {
     writeFileSync(DOC, `${doc.slice(0, start + BEGIN.length)}\n${table}\n${doc.slice(end)}`);

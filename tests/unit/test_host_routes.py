@@ -1,5 +1,5 @@
 """The host's one routing table (native_host/app.py `Host.ROUTES` and the plugins' `HANDLES`,
-composed by host_parts.py; docs/ARCHITECTURE.md "Routes in the host" is made from it and
+composed by host_parts.py; docs/PROTOCOL.md "Routes in the host" is made from it and
 tests/unit/test_generated.py fails when that is stale)."""
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ export const PROTOCOL_VERSION = 1;
 export const HOST_NAME = "io.webmcp.sidecar";
 export const PAGE_PORT_NAME = "webmcp-page";
 export const PANEL_PORT_NAME = "webmcp-panel";
+export const CHAT_PORT_NAME = "webmcp-chat";
 export const PANEL_SESSION = "panel";
 export const MAX_TO_BROWSER = 1048576;
 export const MAX_FROM_BROWSER = 67108864;
@@ -25,12 +26,17 @@ export const DEFAULT_MAX_BYTES = 16777216;
 export const RESULT_PART_CHARS = 65536;
 export const VERSION_MISMATCH = "The extension (protocol {extension}) and the host (protocol {host}) don't match: update/reinstall the host with `webmcp-sidecar install` or update the extension.";
 export const TIMEOUT_TEXT = "{who} did not answer within {seconds} s.";
+export const NO_REASON_TEXT = "The tool failed without saying why.";
 export const CALL_ID_SEP = ".";
 export const CALLER_AGENT = "h";
 export const CALLER_INSPECTOR = "p";
 export const CALLER_CHAT = "c";
 export const CALLER_SERVER = "s";
 export const CONN_ID_PREFIX = "c";
+export const LINK_HOST = "127.0.0.1";
+export const LINK_PATH_PREFIX = "/link/";
+export const MAX_LINK_FRAME = 1048576;
+export const MAX_LINK_CALL_BYTES = 524288;
 
 /** What a page may put into the chain (see wire/constants.py for each). */
 export const MAX_SCHEMA_DEPTH = 32;
@@ -45,6 +51,8 @@ export const SITE_UPDATE_INTERVAL_MS = 25;
 export const SITE_UPDATE_TOKEN_CHARS = 16384;
 
 export const CONN_ID_RE = /^c[0-9]{1,12}$/;
+/** An entry link's token (`entry_link.token`): it goes into the link's URL path. */
+export const LINK_TOKEN_RE = /^[A-Za-z0-9_-]{32,128}$/;
 /** wire/constants.py `timeout_text`. @param {string} who @param {number} ms */
 export function timeoutText(who, ms) {
   const s = ms / 1000;

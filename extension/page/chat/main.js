@@ -27,7 +27,7 @@
   /** Auto-send waits at most this long for the answer to end (models often write on after a call). */
   const ANSWER_END_WAIT_MS = 120_000;
 
-  const port = chrome.runtime.connect({ name: 'webmcp-chat' });
+  const port = chrome.runtime.connect({ name: ns.protocol.CHAT_PORT_NAME }); // generated-limits.js
   /** @type {any} */
   let state = null;
   let armed = false; // the next matching request carries the instruction block

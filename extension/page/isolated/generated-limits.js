@@ -29,9 +29,11 @@
   ns.protocol = Object.freeze({
     TOOL_NAME_RE: /^[A-Za-z0-9_.-]{1,128}$/,
     PAGE_PORT_NAME: "webmcp-page",
+    CHAT_PORT_NAME: "webmcp-chat",
     DEFAULT_TIMEOUT_MS: 60000,
     DEFAULT_MAX_BYTES: 16777216,
     RESULT_PART_CHARS: 65536,
+    NO_REASON_TEXT: "The tool failed without saying why.",
     ERROR_CODES: Object.freeze(["no_extension", "no_tab", "not_found", "invalid_args", "page_error", "timeout", "cancelled", "too_large", "tab_closed", "bad_request", "internal"]),
     timeoutText,
   });

@@ -32,7 +32,7 @@
       m = '';
     }
     m = m.trim();
-    if (!m) return 'The tool failed without saying why.';
+    if (!m) return ns.protocol.NO_REASON_TEXT;
     return m.length > MAX_ERROR ? m.slice(0, MAX_ERROR) : m;
   }
 

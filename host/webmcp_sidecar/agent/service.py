@@ -24,7 +24,7 @@ from webmcp_sidecar.agent.toolset import ToolFailed, ToolSpec
 from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.tools.validation import check_arguments_async, schema_key
 from webmcp_sidecar.wire.codec import dumps
-from webmcp_sidecar.wire.constants import timeout_text
+from webmcp_sidecar.wire.constants import NO_REASON_TEXT, timeout_text
 
 if TYPE_CHECKING:
     from webmcp_sidecar.agent.port import HostPort
@@ -335,5 +335,5 @@ async def run_call(host: HostPort, call: dict[str, Any], spec: ToolSpec, args: d
     if res.get("ok"):
         return result_text(res.get("value"))
     err = res.get("error") or {}
-    raise ToolFailed(str(err.get("message") or "The tool failed without saying why."),
+    raise ToolFailed(str(err.get("message") or NO_REASON_TEXT),
                      str(err.get("code") or "page_error"))

@@ -28,6 +28,7 @@ from typing import Any
 
 from webmcp_sidecar.wire.adrift import Adrift
 from webmcp_sidecar.wire.codec import dumps, parse_payload
+from webmcp_sidecar.wire.constants import MAX_LINK_CALL_BYTES
 from webmcp_sidecar.wire.link_server import LinkServer
 
 log = logging.getLogger(__name__)
@@ -35,8 +36,6 @@ log = logging.getLogger(__name__)
 ENTRY_LINK_ENV = "WEBMCP_SIDECAR_ENTRY_LINK"
 # Offered again after a drop this many times at most; then the host carries everything.
 MAX_DROPS = 3
-# A call bigger than this takes the host (which splits it for native messaging if need be).
-MAX_CALL_BYTES = 512 * 1024
 LINK_DROPPED = (
     "The browser's link to this MCP entry dropped while this call ran, so its answer was lost "
     "(the page was told to stop it); the call may or may not have run. Try again."
@@ -81,7 +80,7 @@ class EntryLink:
 
     def send_call(self, call_id: str, payload: bytes) -> bool:
         """A call on the link; False when it is not open (or the call is big): use the host."""
-        if len(payload) > MAX_CALL_BYTES or not self._link.send(payload):
+        if len(payload) > MAX_LINK_CALL_BYTES or not self._link.send(payload):
             return False
         self.calls.add(call_id)
         return True

@@ -21,6 +21,7 @@ from mcp import types
 from pydantic import ValidationError
 
 from webmcp_sidecar.tools.untrusted import wrap
+from webmcp_sidecar.wire.constants import NO_REASON_TEXT
 from webmcp_sidecar.wire.messages import Result
 
 _CONTENT_TYPES = {"text", "image", "audio", "resource", "resource_link"}
@@ -61,7 +62,7 @@ def to_call_result(result: Result, max_bytes: int) -> types.CallToolResult:
     if not result.ok:
         err = result.error
         # The page's own error text: it may hold a lone surrogate too.
-        return error_result(scrub(err.message) if err else "The tool failed without saying why.")
+        return error_result(scrub(err.message) if err else NO_REASON_TEXT)
     text = result.value
     if text is None or text == "undefined":
         return text_result(NO_RESULT)

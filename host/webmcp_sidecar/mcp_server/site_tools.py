@@ -120,7 +120,7 @@ def mcp_tool(name: str, site: str, tool: m.Tool, link: HostLink) -> types.Tool:
         META + "host": link.welcome.host_id if link.welcome else "",
     }
     if tool.origin is not None:
-        meta[META + "origin"] = tool.origin  # a cross-origin frame's tool (docs/ARCHITECTURE.md)
+        meta[META + "origin"] = tool.origin  # a cross-origin frame's tool (docs/PAGE_CODE.md)
     if tool.skill is not None:
         meta[META + "skill"] = tool.skill  # source "skill": which installed skill (docs/SKILLS.md)
     if tool.annotations is not None:

@@ -22,6 +22,7 @@ PROTOCOL_VERSION = 1
 HOST_NAME = "io.webmcp.sidecar"  # the native-messaging host the installer registers
 PAGE_PORT_NAME = "webmcp-page"  # content script <-> service worker, one port per frame
 PANEL_PORT_NAME = "webmcp-panel"  # side panel <-> service worker
+CHAT_PORT_NAME = "webmcp-chat"  # a chat site's isolated world <-> service worker (docs/CHAT_SITES.md)
 # The side panel's own browser session (`browser_call.session`): the tab in view, any tab id;
 # never an MCP entry's.
 PANEL_SESSION = "panel"
@@ -58,6 +59,11 @@ def timeout_text(who: str, ms: float) -> str:
     return TIMEOUT_TEXT.format(who=who, seconds=str(int(s)) if s == int(s) else f"{s:.1f}")
 
 
+# A failed call that says nothing of why (a page that rejected with nothing): what every side
+# puts in its place (the worker, the MCP entry, the side panel's agent).
+NO_REASON_TEXT = "The tool failed without saying why."
+
+
 # --- frames (native messaging and the local socket) ----------------------------------------
 MiB = 1024 * 1024
 # Chrome kills the native port on a bigger host->browser frame: the host splits (`chunk`).
@@ -75,6 +81,22 @@ MAX_REASSEMBLED = 256 * MiB
 # result in parts": content script -> worker 31 ms in parts against 91 whole, worker -> host 29
 # against 58-65). Speed only: drop it when one message is within 10 ms of the parts there.
 RESULT_PART_CHARS = 64 * 1024
+
+# --- loopback links (wire/link_server.py; the worker's end: background/loopback-link.js) --------
+# The worker opens `ws://LINK_HOST:<port>LINK_PATH_PREFIX<token>`, port and token from an offer
+# (`entry_link`). A token is `secrets.token_urlsafe(32)` (43 characters); the pattern bounds what
+# either side accepts, and keeps it to characters a URL path carries as they are.
+LINK_HOST = "127.0.0.1"
+LINK_PATH_PREFIX = "/link/"
+LINK_TOKEN_PATTERN = r"^[A-Za-z0-9_-]{32,128}$"
+# The largest frame a link server takes from the worker: a result of RESULT_PART_CHARS UTF-16
+# units (the most the worker sends whole on a link) is at most 3 bytes a unit in UTF-8, plus its
+# envelope.
+MAX_LINK_FRAME = 1 * MiB
+assert MAX_LINK_FRAME > 3 * RESULT_PART_CHARS + 4096, "a whole result part fits a link frame"
+# A call bigger than this (its JSON, bytes) takes the host instead of the entry's link (which
+# splits it for native messaging if need be).
+MAX_LINK_CALL_BYTES = 512 * 1024
 
 # --- what a page may put into the chain (the extension cuts, the host checks again) ---------
 # Nesting of objects/arrays in one tool's inputSchema, outputSchema or annotations; the value

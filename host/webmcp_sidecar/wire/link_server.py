@@ -31,10 +31,13 @@ if TYPE_CHECKING:
     from websockets.asyncio.server import Server, ServerConnection
     from websockets.http11 import Request, Response
 
+from webmcp_sidecar.wire.constants import LINK_HOST, LINK_PATH_PREFIX
+from webmcp_sidecar.wire.constants import MAX_LINK_FRAME as MAX_LINK_FRAME  # (wire/constants.py says why)
+
 log = logging.getLogger(__name__)
 
 # The path a worker opens: PATH_PREFIX + the token.
-PATH_PREFIX = "/link/"
+PATH_PREFIX = LINK_PATH_PREFIX
 # Refused connections logged at most this many times per host (a page may scan ports).
 MAX_REFUSALS_LOGGED = 5
 # Connections at once that have sent a request line without the current offer's token: a flood
@@ -48,8 +51,6 @@ MAX_SILENT = 56
 OPEN_TIMEOUT = 2.0
 # Header lines in a handshake (the library's default is 128 of up to 8 KiB each).
 MAX_HEADERS = 64
-# The largest frame from the worker: a result of 64 Ki UTF-16 units is at most 192 KiB of UTF-8.
-MAX_LINK_FRAME = 1 << 20
 # Frames buffered from the worker before the library stops reading (its default is 16).
 MAX_QUEUE = 4
 # Seconds the worker has to open an offer; then its token is withdrawn and `on_unanswered` asks
@@ -205,7 +206,7 @@ class LinkServer:
         try:
             self._server = await serve(
                 self._serve,
-                "127.0.0.1",
+                LINK_HOST,
                 0,
                 process_request=self._admit,
                 create_connection=Counted,

@@ -6,6 +6,12 @@ Two links carry them, both as length-prefixed JSON frames (see `native.codec`):
 
 `Call`, `Cancel`, `OpenUrl` and `Result` have the same shape on both links, so the host routes
 them by id and forwards the frame's bytes untouched instead of re-encoding them.
+
+The worker's checker of host messages is generated from these models' JSON Schema (gen_schema.py,
+into extension/lib/generated/host-messages.js). Keys `x-...` in a field's schema say what it does with
+a field beyond checking it: `x-lowercase` lowercases the string; `x-fallback` gives a bad value the
+default instead of refusing the message; `x-clamp: N` as well, and floors a number and caps it at
+N (null: JS's largest safe integer).
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from webmcp_sidecar.wire.constants import (
     CONN_ID_PATTERN,
     DEFAULT_MAX_BYTES,
     DEFAULT_TIMEOUT_MS,
+    LINK_TOKEN_PATTERN,
+    MAX_TIMEOUT_MS,
     ErrorCode,
 )
 
@@ -101,22 +109,22 @@ class Call(_Model):
     """
 
     type: Literal["call"] = "call"
-    id: str
-    site: str
-    tool: str
+    id: str = Field(min_length=1)
+    site: str = Field(min_length=1, json_schema_extra={"x-lowercase": True})
+    tool: str = Field(min_length=1)
     args: dict[str, Any] = Field(default_factory=dict)
-    timeout_ms: int = DEFAULT_TIMEOUT_MS
-    max_bytes: int = DEFAULT_MAX_BYTES
+    timeout_ms: int = Field(DEFAULT_TIMEOUT_MS, json_schema_extra={"x-clamp": MAX_TIMEOUT_MS})
+    max_bytes: int = Field(DEFAULT_MAX_BYTES, json_schema_extra={"x-clamp": None})
 
 
 class Cancel(_Model):
     type: Literal["cancel"] = "cancel"
-    id: str
+    id: str = Field(min_length=1)
 
 
 class OpenUrl(_Model):
     type: Literal["open_url"] = "open_url"
-    id: str
+    id: str = Field(min_length=1)
     url: str
 
 
@@ -151,12 +159,12 @@ class Chunk(_Model):
 
 class Ping(_Model):
     type: Literal["ping"] = "ping"
-    id: str = ""
+    id: str = Field("", json_schema_extra={"x-fallback": True})
 
 
 class Pong(_Model):
     type: Literal["pong"] = "pong"
-    id: str = ""
+    id: str = Field("", json_schema_extra={"x-fallback": True})
 
 
 class Hello(_Model):
@@ -177,7 +185,7 @@ class HostHello(_Model):
 
     type: Literal["host_hello"] = "host_hello"
     protocol: int
-    host_version: str = ""
+    host_version: str = Field("", json_schema_extra={"x-fallback": True})
 
 
 class EntryLinkOffer(_Model):
@@ -186,7 +194,7 @@ class EntryLinkOffer(_Model):
 
     type: Literal["entry_link_offer"] = "entry_link_offer"
     port: int = Field(ge=1, le=65535)
-    token: str = Field(pattern=r"^[A-Za-z0-9_-]{32,128}$")
+    token: str = Field(pattern=LINK_TOKEN_PATTERN)
 
 
 class EntryLink(_Model):
@@ -196,7 +204,7 @@ class EntryLink(_Model):
     type: Literal["entry_link"] = "entry_link"
     conn: str = Field(pattern=CONN_ID_PATTERN)
     port: int = Field(ge=1, le=65535)
-    token: str = Field(pattern=r"^[A-Za-z0-9_-]{32,128}$")
+    token: str = Field(pattern=LINK_TOKEN_PATTERN)
 
 
 class Log(_Model):
@@ -317,7 +325,7 @@ class ChatServerCall(_Model):
     server: Annotated[str, Field(max_length=200)] | None = None
     tool: Annotated[str, Field(max_length=200)] | None = None
     args: dict[str, Any] = Field(default_factory=dict)
-    timeout_ms: Annotated[int, Field(ge=1, le=600_000)] = 60_000
+    timeout_ms: Annotated[int, Field(ge=1, le=600_000)] = DEFAULT_TIMEOUT_MS
 
 
 class ChatServerResult(_Model):

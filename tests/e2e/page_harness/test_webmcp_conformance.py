@@ -5,7 +5,7 @@ Every test runs one scenario in three browsers and holds each to the same expect
 - `native_ext`: the same with our content scripts (our wrapper must change nothing);
 - `polyfill`: Chromium without the flag, with our content scripts (the polyfill must match).
 Order is checked (what happens before what), never how long anything takes. Where the polyfill
-cannot match, docs/ARCHITECTURE.md ("Polyfill vs Chromium") says so and no test asks for it.
+cannot match, docs/WEBMCP_WPT.md ("Polyfill vs Chromium") says so and no test asks for it.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ one of the top's, and a grandchild given the permission down the chain is the to
 Order is checked, never time.
 A frame without the permission gets NotAllowedError from the API in every mode (the polyfill's
 frame asks its parent, test_webmcp_policy.py); what the polyfill still cannot know is in
-docs/ARCHITECTURE.md.
+docs/WEBMCP_WPT.md ("Polyfill vs Chromium").
 """
 
 from __future__ import annotations

@@ -343,7 +343,7 @@ def test_selectors_with_the_pseudo_classes_answer_instead_of_throwing(
     page: Any, origins: tuple[str, str]
 ) -> None:
     """The polyfill cannot make the pseudo-classes (stylesheets and computed styles keep the
-    difference, docs/ARCHITECTURE.md), but a page's matches(), closest() and querySelector*()
+    difference, docs/WEBMCP_WPT.md), but a page's matches(), closest() and querySelector*()
     with them answer as Chromium's do instead of throwing."""
     page.goto(f"{origins[0]}/conformance/forms.html")
     out = page.evaluate(PSEUDO)
