@@ -55,7 +55,8 @@ _BY_DIR = {"e2e": ("e2e", "proc"), "servers": ("servers", "proc"), "bundle": ("b
 # Unit modules that start our processes (host, entry, CLI) or other programs.
 PROC_UNIT_MODULES = frozenset({
     "test_agent", "test_annotations", "test_browser_tools", "test_chat_sites",
-    "test_cold_imports", "test_doctor", "test_gen_messages", "test_entry", "test_entry_hostile", "test_entry_link",
+    "test_cold_imports", "test_doctor", "test_entry", "test_entry_hostile", "test_entry_link",
+    "test_gen_messages",
     "test_host", "test_host_hostile", "test_install_flow", "test_keys",
     "test_mcp_fastlane", "test_output_schema", "test_protocol_version", "test_public_suffix",
     "test_schema_safety", "test_schema_safety_paths", "test_servers_cli", "test_servers_keyring",
