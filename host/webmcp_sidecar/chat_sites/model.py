@@ -17,14 +17,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from webmcp_sidecar.chat_sites.kind import FILE_SUFFIX as FILE_SUFFIX
+from webmcp_sidecar.chat_sites.kind import MAX_FILE_BYTES as MAX_FILE_BYTES
+from webmcp_sidecar.chat_sites.kind import NAME_PATTERN as NAME_PATTERN
 from webmcp_sidecar.chat_sites.paths import parse as parse_path
 from webmcp_sidecar.chat_sites.paths import single
 from webmcp_sidecar.wire.constants import MAX_DESCRIPTION
 from webmcp_sidecar.wire.public_suffix import is_public_suffix
 
-NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
-FILE_SUFFIX = ".chat.json"
-MAX_FILE_BYTES = 64 * 1024
 MAX_HOSTNAMES = 16
 MAX_TEXT_PATHS = 8
 MAX_SELECTOR = 1024
