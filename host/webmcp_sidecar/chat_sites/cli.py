@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from webmcp_sidecar.chat_sites.kind import CHAT_SITES
 from webmcp_sidecar.documents.cli import CommandGroup, DocCommands, DocTexts, doc_group
+from webmcp_sidecar.documents.kinds import CHAT_SITES
 
 
 def _added(site: Any) -> None:

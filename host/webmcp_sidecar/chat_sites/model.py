@@ -17,14 +17,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from webmcp_sidecar.chat_sites.kind import FILE_SUFFIX as FILE_SUFFIX
-from webmcp_sidecar.chat_sites.kind import MAX_FILE_BYTES as MAX_FILE_BYTES
-from webmcp_sidecar.chat_sites.kind import NAME_PATTERN as NAME_PATTERN
 from webmcp_sidecar.chat_sites.paths import parse as parse_path
 from webmcp_sidecar.chat_sites.paths import single
+from webmcp_sidecar.documents.kinds import CHAT_MAX_BYTES, CHAT_SUFFIX
+from webmcp_sidecar.documents.kinds import NAME_PATTERN as NAME_PATTERN
 from webmcp_sidecar.wire.constants import MAX_DESCRIPTION
 from webmcp_sidecar.wire.public_suffix import is_public_suffix
 
+FILE_SUFFIX = CHAT_SUFFIX
+MAX_FILE_BYTES = CHAT_MAX_BYTES
 MAX_HOSTNAMES = 16
 MAX_TEXT_PATHS = 8
 MAX_SELECTOR = 1024

@@ -15,10 +15,11 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from webmcp_sidecar.chat_sites.kind import BUILTIN as BUILTIN
-from webmcp_sidecar.chat_sites.kind import CHAT_SITES
 from webmcp_sidecar.chat_sites.model import ChatSite
+from webmcp_sidecar.documents.kinds import CHAT_BUILTIN, CHAT_SITES
 from webmcp_sidecar.documents.store import DocError, DocState, DocStore
+
+BUILTIN = CHAT_BUILTIN  # the adapters we ship
 
 
 class ChatSiteError(DocError):

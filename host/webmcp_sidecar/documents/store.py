@@ -231,7 +231,10 @@ class DocStore(Generic[D]):
     def refuse_shipped(self, name: str) -> str:
         return f"{name!r} is shipped with WebMCP Sidecar and cannot be removed; switch it off instead."
 
-    def set_enabled(self, name: str, enabled: bool) -> None:
+    def set_enabled(self, name: str, enabled: bool, tool: str | None = None) -> None:
+        """Switch a document on or off (a kind whose documents have parts may take `tool`)."""
+        if tool is not None:
+            raise self.Error(f"{self.kind.words.noun.capitalize()}s have no parts to switch on or off.")
         self._existing(name)
         state = self._state()
         state.disabled = sorted(set(state.disabled) - {name} | (set() if enabled else {name}))

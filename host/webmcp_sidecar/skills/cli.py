@@ -9,7 +9,7 @@ import argparse
 from typing import Any
 
 from webmcp_sidecar.documents.cli import CommandGroup, DocCommands, DocTexts, doc_group, name_arg
-from webmcp_sidecar.skills.kind import SKILLS
+from webmcp_sidecar.documents.kinds import SKILLS
 
 
 def _added(skill: Any) -> None:

@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
+from webmcp_sidecar.documents.kinds import SKILLS
 from webmcp_sidecar.documents.store import DocError, DocState, DocStore
-from webmcp_sidecar.skills.kind import SKILLS
 from webmcp_sidecar.skills.model import Skill
 
 
