@@ -142,6 +142,11 @@ class DocLink:
         self.host.send_to_browser(dumps(msg.model_dump(mode="json", exclude_none=True)))
 
 
+def link_class(kind: DocKind) -> type[DocLink]:
+    """The DocLink of a kind that needs nothing of its own (skills_link.py is one written out)."""
+    return type(f"DocLink_{kind.name}", (DocLink,), {"KIND": kind, "__module__": __name__})
+
+
 class DocsPanel:
     """Host plugin (native_host/plugins.py): the side panel's `panel_doc`, for every kind, to
     that kind's DocLink."""

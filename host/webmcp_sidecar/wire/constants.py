@@ -181,11 +181,10 @@ AGENT_TYPES = (
     "agent_state", "agent_keys", "agent_conversation", "agent_event", "agent_error",
     "agent_servers", "agent_server_call",
 )  # fmt: skip
-# The kinds of user documents (documents/kind.py): the side panel's `panel_doc` names one, and
-# one `doc_answer` of the same kind answers it (the documents plugin, native_host/doc_link.py).
-DocKindName = Literal["skills", "chat_sites"]
-DOC_KINDS: tuple[str, ...] = get_args(DocKindName)
+# The user's documents (documents/kinds.py): `panel_doc` names a kind, and one `doc_answer` of
+# that kind answers it (the documents plugin, native_host/doc_link.py, which knows the kinds).
 DOCS_PANEL_TYPES = ("panel_doc",)
+DOC_KIND_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
 # Panel messages the local servers plugin handles (native_host/servers_link.py), not the agent.
 SERVERS_PANEL_TYPES = ("panel_servers",)
 # Panel messages the side panel's agent handles (agent/hook.py): the rest.

@@ -1,5 +1,5 @@
 """The side panel and the user's documents (skills, chat-site adapters; documents/): one request
-type and one answer type for every kind, the kind named in each (wire/constants.py DOC_KINDS).
+type and one answer type for every kind, the kind named in each (documents/kinds.py).
 The worker relays `panel_doc` to the host as it relays every `panel_*`, and `doc_answer` to the
 open panels; the documents plugin (native_host/doc_link.py) answers, not the agent."""
 
@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from webmcp_sidecar.wire.constants import DocKindName
+from webmcp_sidecar.wire.constants import DOC_KIND_PATTERN
 
 MAX_DOC_TEXT = 256 * 1024  # the largest kind's file (skills); each store checks its own
 
@@ -24,7 +24,7 @@ class PanelDoc(_Model):
     (`text`), `remove`, `enable` and `disable` (`name`, and a skill's `tool`)."""
 
     type: Literal["panel_doc"] = "panel_doc"
-    kind: DocKindName
+    kind: Annotated[str, Field(pattern=DOC_KIND_PATTERN)]
     id: Annotated[str, Field(min_length=1, max_length=100)]
     op: Literal["list", "get", "validate", "save", "remove", "enable", "disable", "schema"]
     name: Annotated[str, Field(max_length=100)] | None = None
