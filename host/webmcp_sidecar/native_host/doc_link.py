@@ -76,11 +76,9 @@ class DocLink:
         payload = dumps({"type": feed.type, feed.field: docs})
         if payload == self._sent:
             return
-        first = self._sent is None
-        if first:
-            log.info("sending %d %s to the extension", len(docs), self.kind.name)
-        elif self.kind.push_to_panels:  # a change, not the worker's first look: panels see it too
-            self._panel_push()
+        log.info("sending %d %s to the extension", len(docs), self.kind.name)
+        if self._sent is not None and self.kind.push_to_panels:  # a change, not the worker's
+            self._panel_push()  # first look: the side panels see it too
         self._sent = payload
         self.host.send_to_browser(payload)
 
