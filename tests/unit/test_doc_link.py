@@ -54,6 +54,8 @@ def test_an_unknown_kind_or_a_part_an_adapter_has_not_is_refused(tmp_path: Path)
     assert host.sent[-1]["ok"] is False and "prompts" in host.sent[-1]["error"]
     docs.on_panel({"type": "panel_doc", "kind": "prompts", "op": "list"}, b"")  # no id: nothing to answer
     assert len(host.sent) == 1
+    docs.on_panel({"type": "panel_doc", "kind": ["skills"], "id": "w", "op": "list"}, b"")  # not a name
+    assert host.sent[-1]["id"] == "w" and host.sent[-1]["ok"] is False
     req = {
         "type": "panel_doc",
         "kind": "chat_sites",

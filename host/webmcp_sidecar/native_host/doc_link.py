@@ -156,13 +156,14 @@ class DocsPanel:
         self.links = {link.kind.name: link for link in links}
 
     def on_panel(self, raw: dict[str, Any], payload: bytes) -> None:
-        link = self.links.get(raw.get("kind"))  # type: ignore[arg-type]
+        kind = raw.get("kind")
+        link = self.links.get(kind) if isinstance(kind, str) else None
         if link is not None:
             link.on_panel(raw, payload)
             return
         call_id = raw.get("id")
         if isinstance(call_id, str) and call_id:  # a kind this host has not: say so, once
-            kind = str(raw.get("kind"))[:40]
+            kind = str(kind)[:40]
             answer = {"type": "doc_answer", "kind": kind, "id": call_id[:100], "ok": False,
                       "error": f"bad request: no documents of the kind {kind!r} here"}  # fmt: skip
             self.host.send_to_browser(dumps(answer))
