@@ -91,7 +91,10 @@ class DocLink:
         def answer(**kw: Any) -> DocAnswer:
             return DocAnswer(kind=self.kind.name, **kw)
 
-        error = type(self.store()).Error.__name__
+        try:
+            error = type(self.store()).Error.__name__  # the kind's own: its message is for the user
+        except Exception:  # a store that cannot open: _do fails the same way, and is answered
+            error = ""
         answer_panel(raw, PanelDoc, answer, self._do, self._send, error)
 
     def _do(self, req: Any) -> Any:
