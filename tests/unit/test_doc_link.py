@@ -89,3 +89,17 @@ def test_the_composed_host_routes_panel_doc_to_the_documents_plugin():
     route = host.routes["panel_doc"]
     assert isinstance(route.__self__, DocsPanel)  # type: ignore[attr-defined]
     assert set(route.__self__.links) == {"skills", "chat_sites"}  # type: ignore[attr-defined]
+
+
+def test_a_store_that_cannot_open_is_answered_not_raised(tmp_path: Path):
+    from dataclasses import replace
+
+    from webmcp_sidecar.documents.kinds import SKILLS
+    from webmcp_sidecar.native_host.doc_link import link_class
+
+    broken = replace(SKILLS, store="webmcp_sidecar.documents.no_such_module:Store")
+    host = FakeHost()
+    link = link_class(broken)(host, tmp_path)  # type: ignore[arg-type]
+    link.on_panel({"type": "panel_doc", "kind": "skills", "id": "q", "op": "list"}, b"")
+    assert [(m["id"], m["ok"]) for m in host.sent] == [("q", False)]
+    assert "no_such_module" in host.sent[0]["error"]
