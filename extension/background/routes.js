@@ -89,9 +89,9 @@ export function createRoutes(w) {
     agent_conversation: ['panel-bridge.js', toPanels],
     agent_event: ['panel-bridge.js', toPanels],
     agent_error: ['panel-bridge.js', toPanels],
-    agent_skills: ['panel-bridge.js', toPanels],
     agent_servers: ['panel-bridge.js', toPanels],
-    agent_chat_sites: ['panel-bridge.js', toPanels],
+    // The user's documents (skills, chat-site adapters): the host's answers to the panels' `panel_doc`.
+    doc_answer: ['panel-bridge.js', toPanels],
     // AI chat websites: the adapters, and local servers' answers for their calls.
     chat_sites: ['chat-sites.js', (raw) => void w.chatSites?.update(raw)],
     chat_server_result: ['chat-sites.js', (raw) => w.chatSites?.serverResult(raw)],

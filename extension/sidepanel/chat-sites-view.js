@@ -3,16 +3,16 @@
 // (checked by the host as it is typed, problems with line and field), removed; and per site:
 // tools on or off, which tools its chat may use (local MCP servers', open WebMCP sites', skills),
 // read-only tools run without asking, any one tool allowed to run without asking, results sent.
-// The host keeps the adapters (`panel_chat_sites`, answered by `agent_chat_sites`; one with an
-// empty id is a push after any change); the worker keeps the per-site settings (runtime messages
+// The host keeps the adapters (`panel_doc` of kind `chat_sites`, answered by `doc_answer`; one
+// with an empty id is a push after any change); the editor is the documents' (doc-editor.js);
+// the worker keeps the per-site settings (runtime messages
 // `chat_sites_state`, `chat_sites_tools`, `chat_sites_set`: background/chat-sites.js).
 
+import { DocEditor } from './doc-editor.js';
 import { h } from './dom.js';
 import { HostRequests } from './host-requests.js';
-import { showProblems } from './problems-list.js';
 
 const ANSWER_WITHIN_MS = 20_000;
-const VALIDATE_AFTER_MS = 400;
 
 /** A new adapter's text: the tab's host if it is a web page. @param {string|null} url */
 export function newAdapterText(url) {
@@ -73,29 +73,19 @@ export class ChatSitesView {
     this.sites = [];
     /** @type {Map<string, any>} site -> its tools answer, for the sites whose tools are open */
     this.tools = new Map();
-    this.checkSeq = 0;
-    this.timer = 0;
-    /** Our `panel_chat_sites` requests, by id (host-requests.js). */
-    this.requests = new HostRequests(this.app, 'panel_chat_sites', 'cs', ANSWER_WITHIN_MS);
+    /** Our `panel_doc` requests, by id (host-requests.js). */
+    this.requests = new HostRequests(this.app, 'chat_sites', 'cs', ANSWER_WITHIN_MS);
     this.loading = false;
 
     this.msg = h('div', { class: 'form-msg', role: 'status', id: 'chat-sites-msg' });
     this.list = h('div', { class: 'chat-sites-list' });
-    this.text = h('textarea', { id: 'chat-site-text', class: 'skill-text', rows: 18, spellcheck: 'false', 'aria-label': 'Chat-site adapter (JSON)',
-      on: { input: () => this.changed() } });
-    this.check = h('div', { class: 'skill-check', id: 'chat-site-check', 'aria-live': 'polite' });
-    this.saveMsg = h('span', { class: 'form-msg', role: 'status', id: 'chat-site-save-msg' });
-    this.editor = h('section', { class: 'skill-editor', hidden: true, 'aria-label': 'Adapter editor' },
-      h('h3', {}, 'Adapter'), this.text, this.check,
-      h('div', { class: 'form-actions' },
-        h('button', { type: 'button', class: 'primary', id: 'chat-site-save', on: { click: () => this.save() } }, 'Save'), this.saveMsg,
-        h('span', { class: 'spacer' }), h('button', { type: 'button', class: 'ghost', on: { click: () => this.close() } }, 'Close')));
+    this.editor = new DocEditor('chat_sites', (op, fields) => this.request(op, fields));
     root.append(
       h('div', { class: 'toolbar' },
         h('span', { class: 'muted', text: 'Tools inside AI chat websites' }), h('span', { class: 'spacer' }),
-        h('button', { type: 'button', id: 'chat-site-new', on: { click: () => this.open(newAdapterText(this.app.target?.url ?? null)) } }, 'New adapter'),
+        h('button', { type: 'button', id: 'chat-site-new', on: { click: () => this.editor.open(newAdapterText(this.app.target?.url ?? null)) } }, 'New adapter'),
         h('button', { type: 'button', class: 'ghost', on: { click: () => this.load() } }, 'Refresh')),
-      this.msg, this.list, this.editor);
+      this.msg, this.list, this.editor.root);
     this.render();
   }
 
@@ -135,7 +125,7 @@ export class ChatSitesView {
   // --- the host and the worker -----------------------------------------------------------------
 
   /**
-   * One `panel_chat_sites` request; resolves with its `agent_chat_sites` answer (or {ok: false, error}).
+   * One `panel_doc` request; resolves with its `doc_answer` (or {ok: false, error}).
    * @param {'list'|'get'|'validate'|'save'|'remove'|'enable'|'disable'|'schema'} op
    * @param {{name?: string, text?: string}} [fields]
    * @returns {Promise<any>}
@@ -145,10 +135,10 @@ export class ChatSitesView {
   }
 
 
-  /** `agent_chat_sites`: a list in any answer or push is the new state; ours settles its request. */
+  /** `doc_answer`: a list in any answer or push is the new state; ours settles its request. */
   onAnswer(msg) {
-    if (Array.isArray(msg.sites)) {
-      this.adapters = msg.sites;
+    if (Array.isArray(msg.docs)) {
+      this.adapters = msg.docs;
       void this.loadSites(); // the worker has the new adapters too: their sites may have changed
     }
     this.requests.settle(msg);
@@ -306,46 +296,6 @@ export class ChatSitesView {
   async edit(name) {
     const r = await this.request('get', { name });
     if (!r.ok) return this.say(r.error, 'error');
-    this.open(r.text ?? '');
-  }
-
-  /** @param {string} text */
-  open(text) {
-    this.editor.hidden = false;
-    this.text.value = text;
-    this.saveMsg.textContent = '';
-    void this.validate();
-    this.editor.scrollIntoView({ block: 'start' });
-    this.text.focus();
-  }
-
-  close() {
-    this.editor.hidden = true;
-    clearTimeout(this.timer);
-  }
-
-  changed() {
-    this.saveMsg.textContent = '';
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.validate(), VALIDATE_AFTER_MS);
-  }
-
-  /** The host's problems with the text as it is now; an older answer is dropped. */
-  async validate() {
-    const seq = ++this.checkSeq;
-    const r = await this.request('validate', { text: this.text.value });
-    if (seq === this.checkSeq) this.show(r);
-  }
-
-  /** @param {any} r a `validate` or `save` answer */
-  show(r) {
-    showProblems(this.check, this.text, r, 'adapter');
-  }
-
-  async save() {
-    const r = await this.request('save', { text: this.text.value });
-    this.show(r);
-    this.saveMsg.className = `form-msg ${r.ok ? 'ok' : 'error'}`;
-    this.saveMsg.textContent = r.ok ? 'Saved.' : r.problems?.length ? 'Not saved: fix the problems first.' : (r.error ?? 'Not saved.');
+    this.editor.open(r.text ?? '');
   }
 }

@@ -65,6 +65,9 @@ const views = {
   settings: new SettingsView(one('#view-settings'), app),
 };
 
+/** The views of the kinds of documents, by kind (`doc_answer` names one). */
+const docViews = { skills: views.skills, chat_sites: views.chatsites };
+
 app.servers = views.servers;
 views.servers.listeners.add(() => views.inspector.update());
 
@@ -113,9 +116,8 @@ function onMessage(msg) {
       views.chat.setState(msg);
       return;
     case 'agent_keys': return views.settings.onKeys(msg);
-    case 'agent_skills': return views.skills.onAnswer(msg);
+    case 'doc_answer': return docViews[msg.kind]?.onAnswer(msg);
     case 'agent_servers': return views.servers.onAnswer(msg);
-    case 'agent_chat_sites': return views.chatsites.onAnswer(msg);
     case 'agent_conversation':
       views.settings.onConversations(msg.conversations);
       return views.chat.setConversation(msg.conversation, msg.conversations);

@@ -1,24 +1,27 @@
-// The Skills view's editor: a skill's text, checked by the host as it is typed (`validate`: each
-// problem with its line, column and field; a click puts the cursor there), saved by the host, and
-// tried on the panel's tab before saving: "Test on this tab" health-checks the draft there, then
-// calls one of its tools with arguments from the Inspector's form (lib/schema-form.js and the
-// Inspector's field builder).
+// The Skills view's editor: the documents' editor (doc-editor.js) and what is a skill's own, a
+// draft tried on the panel's tab before saving: "Test on this tab" health-checks the draft there,
+// then calls one of its tools with arguments from the Inspector's form (lib/schema-form.js and
+// the Inspector's field builder).
 
 import { formModel, initialRaw, toArgs } from '../lib/schema-form.js';
 import { draftTools, newSkillText } from '../lib/skills/view-model.js';
+import { DocEditor } from './doc-editor.js';
 import { h, pretty } from './dom.js';
-import { showProblems } from './problems-list.js';
 import { InspectorView } from './inspector-view.js';
-
-/** Quiet typing this long before the text goes to the host for checking. */
-const VALIDATE_AFTER_MS = 400;
 
 export class SkillsEditor {
   /** @param {import('./skills-view.js').SkillsView} view */
   constructor(view) {
     this.view = view;
-    this.checkSeq = 0;
-    this.timer = 0;
+    this.doc = new DocEditor('skills', (op, fields) => view.request(op, fields), {
+      opened: () => {
+        this.result.replaceChildren();
+        this.refreshTools();
+      },
+      changed: () => this.refreshTools(),
+      saved: () => void view.refreshHere(true),
+    });
+    this.text = this.doc.text;
     // The Inspector's field builder, on ids of its own so the two views' labels never meet.
     this.fields = Object.create(InspectorView.prototype);
     this.fields.seq = 1_000_000;
@@ -29,20 +32,12 @@ export class SkillsEditor {
     /** @type {Map<string, any>} the draft's tools' input schemas */
     this.schemas = new Map();
 
-    this.text = h('textarea', { id: 'skill-text', class: 'skill-text', rows: 18, spellcheck: 'false', 'aria-label': 'Skill (JSON)',
-      on: { input: () => this.changed() } });
-    this.check = h('div', { class: 'skill-check', id: 'skill-check', 'aria-live': 'polite' });
-    this.saveMsg = h('span', { class: 'form-msg', role: 'status', id: 'skill-save-msg' });
     this.tool = h('select', { id: 'skill-test-tool', 'aria-label': 'Tool to test', on: { change: () => this.buildForm() } });
     this.form = h('div', { class: 'form skill-test-form' });
     this.result = h('div', { class: 'skill-test-result', 'aria-live': 'polite' });
     this.testBtn = h('button', { type: 'button', class: 'primary', id: 'skill-test', on: { click: () => this.test() } }, 'Test on this tab');
-    this.saveBtn = h('button', { type: 'button', class: 'primary', id: 'skill-save', on: { click: () => this.save() } }, 'Save');
-    this.root = h('section', { class: 'skill-editor', hidden: true, 'aria-label': 'Skill editor' },
-      h('h3', {}, 'Editor'),
-      this.text, this.check,
-      h('div', { class: 'form-actions' }, this.saveBtn, this.saveMsg, h('span', { class: 'spacer' }),
-        h('button', { type: 'button', class: 'ghost', on: { click: () => this.close() } }, 'Close')),
+    this.root = this.doc.root;
+    this.root.append(
       h('h3', {}, 'Test on this tab'),
       h('p', { class: 'muted help', text: 'Runs the text above (saved or not) on the tab in view: its match and health ' +
         'check, then the tool with these arguments. The tool really acts on the page.' }),
@@ -61,52 +56,11 @@ export class SkillsEditor {
    * @param {any} [checked] an answer that already holds this text's problems
    */
   open(text, checked) {
-    this.root.hidden = false;
-    this.text.value = text;
-    this.saveMsg.textContent = '';
-    this.result.replaceChildren();
-    this.refreshTools();
-    if (checked) this.show(checked);
-    else void this.validate();
-    this.root.scrollIntoView({ block: 'start' });
-    this.text.focus();
+    this.doc.open(text, checked);
   }
 
   close() {
-    this.root.hidden = true;
-    clearTimeout(this.timer);
-  }
-
-  changed() {
-    this.saveMsg.textContent = '';
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.refreshTools();
-      void this.validate();
-    }, VALIDATE_AFTER_MS);
-  }
-
-  /** The host's problems with the text as it is now; an older answer is dropped. */
-  async validate() {
-    const seq = ++this.checkSeq;
-    const r = await this.view.request('validate', { text: this.text.value });
-    if (seq === this.checkSeq) this.show(r);
-    return r;
-  }
-
-  /** @param {any} r a `validate` or `save` answer */
-  show(r) {
-    showProblems(this.check, this.text, r, 'skill');
-  }
-
-  async save() {
-    this.saveBtn.disabled = true;
-    const r = await this.view.request('save', { text: this.text.value });
-    this.saveBtn.disabled = false;
-    this.show(r);
-    this.saveMsg.className = `form-msg ${r.ok ? 'ok' : 'error'}`;
-    this.saveMsg.textContent = r.ok ? 'Saved.' : r.problems?.length ? 'Not saved: fix the problems first.' : (r.error ?? 'Not saved.');
-    if (r.ok) void this.view.refreshHere(true);
+    this.doc.close();
   }
 
   // --- Test on this tab ------------------------------------------------------------------------
@@ -151,7 +105,7 @@ export class SkillsEditor {
     this.testBtn.disabled = true;
     this.result.replaceChildren(h('p', { class: 'muted', text: 'Checking the skill…' }));
     try {
-      const checked = await this.validate();
+      const checked = await this.doc.validate();
       if (!checked.ok) return this.fail(checked.problems?.length ? 'Fix the problems above first.' : checked.error);
       this.result.replaceChildren(h('p', { class: 'muted', text: this.tool.value ? `Running ${this.tool.value}…` : 'Checking the page…' }));
       let r;

@@ -1,6 +1,6 @@
 // The Skills view (docs/SKILLS.md): the installed skills, how they fare on the current tab, each
 // skill and tool switched on or off, import and export, and the editor (skills-editor.js). The
-// host keeps the skills (`panel_skills`, answered by `agent_skills`); the worker says what they
+// host keeps the skills (`panel_doc` of kind `skills`, answered by `doc_answer`); the worker says what they
 // do on a tab (`skills_status`, a runtime message: background/skills-panel.js).
 
 import { exportFileName, skillRows, TOOL_STATES } from '../lib/skills/view-model.js';
@@ -8,7 +8,7 @@ import { h } from './dom.js';
 import { HostRequests } from './host-requests.js';
 import { SkillsEditor } from './skills-editor.js';
 
-/** How long the host may take to answer a `panel_skills` before the view gives up on it. */
+/** How long the host may take to answer a `panel_doc` before the view gives up on it. */
 const ANSWER_WITHIN_MS = 20_000;
 
 export class SkillsView {
@@ -22,8 +22,8 @@ export class SkillsView {
     /** @type {any} the worker's `skills_status` answer for the target tab */
     this.here = null;
     this.hereJson = '';
-    /** Our `panel_skills` requests, by id (host-requests.js). */
-    this.requests = new HostRequests(this.app, 'panel_skills', 'sk', ANSWER_WITHIN_MS);
+    /** Our `panel_doc` requests, by id (host-requests.js). */
+    this.requests = new HostRequests(this.app, 'skills', 'sk', ANSWER_WITHIN_MS);
 
     const file = h('input', { type: 'file', accept: '.json,application/json', hidden: true, 'aria-label': 'Skill file to import',
       on: { change: () => this.importFile(file) } });
@@ -77,7 +77,7 @@ export class SkillsView {
   // --- the host --------------------------------------------------------------------------------
 
   /**
-   * One `panel_skills` request; resolves with its `agent_skills` answer (or {ok: false, error}).
+   * One `panel_doc` request; resolves with its `doc_answer` (or {ok: false, error}).
    * @param {'list'|'get'|'validate'|'save'|'remove'|'enable'|'disable'|'schema'} op
    * @param {{name?: string, tool?: string, text?: string}} [fields]
    * @returns {Promise<any>}
@@ -87,10 +87,10 @@ export class SkillsView {
   }
 
 
-  /** `agent_skills`: any panel's change brings the new list; ours also settles its request. */
+  /** `doc_answer`: any panel's change brings the new list; ours also settles its request. */
   onAnswer(msg) {
-    if (Array.isArray(msg.skills)) {
-      this.skills = msg.skills;
+    if (Array.isArray(msg.docs)) {
+      this.skills = msg.docs;
       this.render();
     }
     this.requests.settle(msg);

@@ -221,15 +221,19 @@ def test_link_sends_adapters_once_and_again_after_a_change(tmp_path: Path):
     assert {s["name"] for s in host.sent[-1]["sites"]} == SHIPPED
     link.push()
     assert len(host.sent) == 1  # nothing changed: nothing sent
-    link.on_panel({"type": "panel_chat_sites", "id": "1", "op": "save", "text": text_of(adapter())}, b"")
+    link.on_panel(
+        {"type": "panel_doc", "kind": "chat_sites", "id": "1", "op": "save", "text": text_of(adapter())}, b""
+    )
     pushed, answer = host.sent[-2:]
     assert pushed["type"] == "chat_sites" and "replica" in {s["name"] for s in pushed["sites"]}
-    assert answer == {**answer, "type": "agent_chat_sites", "id": "1", "ok": True}
+    assert answer == {**answer, "type": "doc_answer", "id": "1", "ok": True}
     link.on_verified({"type": "chat_site_verified", "name": "replica", "host": "127.0.0.1:8123"}, b"")
     assert next(s for s in host.sent[-1]["sites"] if s["name"] == "replica")["verified"] is True
-    link.on_panel({"type": "panel_chat_sites", "id": "2", "op": "validate", "text": "{"}, b"")
+    link.on_panel({"type": "panel_doc", "kind": "chat_sites", "id": "2", "op": "validate", "text": "{"}, b"")
     assert host.sent[-1]["ok"] is False and "not valid JSON" in host.sent[-1]["problems"][0]
-    link.on_panel({"type": "panel_chat_sites", "id": "3", "op": "remove", "name": "gemini"}, b"")
+    link.on_panel(
+        {"type": "panel_doc", "kind": "chat_sites", "id": "3", "op": "remove", "name": "gemini"}, b""
+    )
     assert host.sent[-1]["ok"] is False and "shipped" in host.sent[-1]["error"]
 
 

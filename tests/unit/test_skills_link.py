@@ -1,6 +1,6 @@
 """The host's skills plugin: `skills_get` answered with the enabled skills, a change in the
-skills dir pushed without being asked, and the side panel's `panel_skills` requests answered
-(one `agent_skills` each, errors in plain words, never a crash)."""
+skills dir pushed without being asked, and the side panel's `panel_doc` requests answered
+(one `doc_answer` each, errors in plain words, never a crash)."""
 
 from __future__ import annotations
 
@@ -71,33 +71,48 @@ async def test_a_change_in_the_dir_is_pushed_unasked(link):
 
 def test_panel_requests_list_save_disable_and_errors(link):
     sl, host = link
-    sl.on_panel({"type": "panel_skills", "id": "1", "op": "save", "text": shop_text()}, b"")
+    sl.on_panel({"type": "panel_doc", "kind": "skills", "id": "1", "op": "save", "text": shop_text()}, b"")
     sent = host.take()
     # The worker hears of the new skill at once, and the panel gets the list.
-    assert [m["type"] for m in sent] == ["skills", "agent_skills"]
+    assert [m["type"] for m in sent] == ["skills", "doc_answer"]
     answer = sent[1]
     assert answer["id"] == "1" and answer["ok"] is True
-    assert [s["name"] for s in answer["skills"]] == ["demo-shop"]
+    assert [s["name"] for s in answer["docs"]] == ["demo-shop"]
 
-    req = {"type": "panel_skills", "id": "2", "op": "disable", "name": "demo-shop", "tool": "checkout"}
+    req = {
+        "type": "panel_doc",
+        "kind": "skills",
+        "id": "2",
+        "op": "disable",
+        "name": "demo-shop",
+        "tool": "checkout",
+    }
     sl.on_panel(req, b"")
     sent = host.take()
     pushed = sent[0]["skills"][0]
     assert "checkout" not in [t["name"] for t in pushed["tools"]]
 
-    sl.on_panel({"type": "panel_skills", "id": "3", "op": "validate", "text": '{"name": "x"'}, b"")
+    sl.on_panel(
+        {"type": "panel_doc", "kind": "skills", "id": "3", "op": "validate", "text": '{"name": "x"'}, b""
+    )
     [answer] = host.take()
     assert answer["ok"] is False and answer["problems"] and "1:" in answer["problems"][0]
 
-    sl.on_panel({"type": "panel_skills", "id": "4", "op": "remove", "name": "no-such"}, b"")
+    sl.on_panel({"type": "panel_doc", "kind": "skills", "id": "4", "op": "remove", "name": "no-such"}, b"")
     [answer] = host.take()
-    assert answer == {"type": "agent_skills", "id": "4", "ok": False, "error": answer["error"]}
+    assert answer == {
+        "type": "doc_answer",
+        "kind": "skills",
+        "id": "4",
+        "ok": False,
+        "error": answer["error"],
+    }
     assert "no-such" in answer["error"]
 
-    sl.on_panel({"type": "panel_skills", "id": "5", "op": "explode"}, b"")
+    sl.on_panel({"type": "panel_doc", "kind": "skills", "id": "5", "op": "explode"}, b"")
     [answer] = host.take()
     assert answer["ok"] is False and answer["error"].startswith("bad request")
 
-    sl.on_panel({"type": "panel_skills", "id": "6", "op": "schema"}, b"")
+    sl.on_panel({"type": "panel_doc", "kind": "skills", "id": "6", "op": "schema"}, b"")
     [answer] = host.take()
     assert {"name", "match", "tools"} <= set(json.loads(answer["text"])["properties"])

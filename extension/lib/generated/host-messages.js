@@ -227,4 +227,35 @@ export const HOST_TO_EXTENSION = Object.freeze(Object.assign(Object.create(null)
     out["error"] = v;
     return { ok: true, msg: out };
   },
+  /** @param {any} m @returns {Checked<import("./message-types.js").DocAnswer>} */
+  doc_answer(m) {
+    /** @type {any} */ const out = { type: "doc_answer" };
+    let v;
+    v = m["kind"];
+    if (!(typeof v === 'string')) return no("kind");
+    out["kind"] = v;
+    v = m["id"];
+    if (!(typeof v === 'string')) return no("id");
+    out["id"] = v;
+    v = m["ok"];
+    if (!(typeof v === 'boolean')) return no("ok");
+    out["ok"] = v;
+    v = m["docs"];
+    if (v === undefined) v = null;
+    else if (!(((Array.isArray(v) && v.every((x) => isObject(x))) || (v === null)))) return not("docs", "valid");
+    out["docs"] = v;
+    v = m["text"];
+    if (v === undefined) v = null;
+    else if (!(((typeof v === 'string') || (v === null)))) return not("text", "valid");
+    out["text"] = v;
+    v = m["problems"];
+    if (v === undefined) v = null;
+    else if (!(((Array.isArray(v) && v.every((x) => typeof x === 'string')) || (v === null)))) return not("problems", "valid");
+    out["problems"] = v;
+    v = m["error"];
+    if (v === undefined) v = null;
+    else if (!(((typeof v === 'string') || (v === null)))) return not("error", "valid");
+    out["error"] = v;
+    return { ok: true, msg: out };
+  },
 }));

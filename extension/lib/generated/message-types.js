@@ -3,10 +3,6 @@
 // Typedefs only (`import('./message-types.js').Call`).
 
 /**
- * The answer to `panel_chat_sites` `id`: the adapters as `chat-sites list --json` shows them (list and every change), a file's text (get, schema), or the problems of a text.
- * @typedef {{type: "agent_chat_sites", id: string, ok: boolean, sites?: (Array<Record<string, any>>|null), text?: (string|null), problems?: (Array<string>|null), error?: (string|null)}} AgentChatSites
- */
-/**
  * @typedef {{type: "agent_conversation", conversation: ConversationView, conversations: Array<ConversationSummary>}} AgentConversation
  */
 /**
@@ -26,10 +22,6 @@
 /**
  * The answer to `panel_servers` `id`, or (no `id`) the servers' state pushed when it changed: `servers` (list and every change), `tools` (server -> its enabled tools as MCP `tools/list` gives them), `result` (call).
  * @typedef {{type: "agent_servers", id?: (string|null), ok?: boolean, servers?: (Array<ServerInfo>|null), tools?: (Record<string, Array<Record<string, any>>>|null), result?: (ServerCallOutcome|null), error?: (string|null), config?: (string|null)}} AgentServers
- */
-/**
- * The answer to `panel_skills` `id`: the skills as `skills list --json` shows them (list and every change), a file's text (get, schema), or the problems of a text (validate, save).
- * @typedef {{type: "agent_skills", id: string, ok: boolean, skills?: (Array<Record<string, any>>|null), text?: (string|null), problems?: (Array<string>|null), error?: (string|null)}} AgentSkills
  */
 /**
  * @typedef {{type: "agent_state", settings: Settings, providers: Array<ProviderInfo>, keys: Record<string, boolean>, keyring: KeyringStatus, conversations: Array<ConversationSummary>, conversation?: (ConversationView|null), running?: (string|null)}} AgentState
@@ -86,6 +78,10 @@
  * @typedef {{id: string, title: string, items?: Array<(UserItem|AssistantItem|ToolItem|NoticeItem)>}} ConversationView
  */
 /**
+ * host->side panels (relayed by the worker): the answer to `panel_doc` `id`: the documents as `<kind> list --json` shows them (list and every change), a file's text (get, schema), or the problems of a text (validate, save). An empty `id`: a kind's documents changed.
+ * @typedef {{type: "doc_answer", kind: string, id: string, ok: boolean, docs?: (Array<Record<string, any>>|null), text?: (string|null), problems?: (Array<string>|null), error?: (string|null)}} DocAnswer
+ */
+/**
  * @typedef {{type: "entry_hello", client?: string, pid?: number, token?: string, protocol?: number}} EntryHello
  */
 /**
@@ -128,16 +124,16 @@
  * @typedef {{type: "panel_chat", conversation_id?: (string|null), text: string, site?: (string|null), tab?: (TabInfo|null), servers?: (Array<string>|null)}} PanelChat
  */
 /**
- * The chat-site adapters (docs/CHAT_SITES.md); one `agent_chat_sites` answers. Handled by the host's chat-sites plugin (native_host/chat_link.py), not by the agent.
- * @typedef {{type: "panel_chat_sites", id: string, op: ("list"|"get"|"validate"|"save"|"remove"|"enable"|"disable"|"schema"), name?: (string|null), text?: (string|null)}} PanelChatSites
- */
-/**
  * The user's answer to a confirm card: Run (`run` true) or Deny.
  * @typedef {{type: "panel_confirm", turn_id: string, call_id: string, run: boolean}} PanelConfirm
  */
 /**
  * Delete one conversation, or all of them (`conversation_id` null).
  * @typedef {{type: "panel_delete", conversation_id?: (string|null)}} PanelDelete
+ */
+/**
+ * A view manages the user's documents of `kind`; one `doc_answer` of that `id` answers. `list`, `get` (`name`: its text), `schema` (the kind's JSON Schema), `validate` and `save` (`text`), `remove`, `enable` and `disable` (`name`, and a skill's `tool`).
+ * @typedef {{type: "panel_doc", kind: string, id: string, op: ("list"|"get"|"validate"|"save"|"remove"|"enable"|"disable"|"schema"), name?: (string|null), tool?: (string|null), text?: (string|null)}} PanelDoc
  */
 /**
  * A panel opened: answer with the whole `agent_state`.
@@ -159,10 +155,6 @@
  */
 /**
  * @typedef {{type: "panel_settings", settings: Settings}} PanelSettings
- */
-/**
- * The Skills view manages the user's skills (docs/SKILLS.md); one `agent_skills` answers. Handled by the host's skills plugin (native_host/skills_link.py), not by the agent.
- * @typedef {{type: "panel_skills", id: string, op: ("list"|"get"|"validate"|"save"|"remove"|"enable"|"disable"|"schema"), name?: (string|null), tool?: (string|null), text?: (string|null)}} PanelSkills
  */
 /**
  * @typedef {{type: "panel_stop", turn_id?: (string|null)}} PanelStop

@@ -70,8 +70,8 @@ export const TOKEN_MIN_RUN = 20;
 export const TOKEN_MIN_ENTROPY = 3.5;
 export const TOOL_SOURCES = Object.freeze(["native", "polyfill", "legacy", "declarative", "skill", "browser"]);
 export const ERROR_CODES = Object.freeze(["no_extension", "no_tab", "not_found", "invalid_args", "page_error", "timeout", "cancelled", "too_large", "tab_closed", "bad_request", "internal"]);
-export const PANEL_TYPES = Object.freeze(["panel_hello", "panel_settings", "panel_key", "panel_chat", "panel_stop", "panel_confirm", "panel_open", "panel_new", "panel_delete", "panel_skills", "panel_servers", "panel_chat_sites"]);
-export const AGENT_TYPES = Object.freeze(["agent_state", "agent_keys", "agent_conversation", "agent_event", "agent_error", "agent_skills", "agent_servers", "agent_server_call", "agent_chat_sites"]);
+export const PANEL_TYPES = Object.freeze(["panel_hello", "panel_settings", "panel_key", "panel_chat", "panel_stop", "panel_confirm", "panel_open", "panel_new", "panel_delete", "panel_doc", "panel_servers"]);
+export const AGENT_TYPES = Object.freeze(["agent_state", "agent_keys", "agent_conversation", "agent_event", "agent_error", "agent_servers", "agent_server_call"]);
 /** @typedef {'native'|'polyfill'|'legacy'|'declarative'|'skill'|'browser'} ToolSource */
 /** @typedef {'no_extension'|'no_tab'|'not_found'|'invalid_args'|'page_error'|'timeout'|'cancelled'|'too_large'|'tab_closed'|'bad_request'|'internal'} ErrorCode */
 /** Each error code, in plain words. */

@@ -1,5 +1,5 @@
 // The side panel's Skills view, as data (no DOM, no chrome.*): the installed skills (the host's
-// `agent_skills` list) joined with what the worker says about the current tab (`skills_status`),
+// `doc_answer` list) joined with what the worker says about the current tab (`skills_status`),
 // the host's validation problems split into line, column and field, and a draft's tools for
 // "Test on this tab".
 

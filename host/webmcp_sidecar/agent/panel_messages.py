@@ -18,6 +18,8 @@ from webmcp_sidecar.agent.settings import Settings
 # tests/unit/test_generated.py checks them against the models below.
 from webmcp_sidecar.wire.constants import AGENT_TYPES as AGENT_TYPES
 from webmcp_sidecar.wire.constants import PANEL_TYPES as PANEL_TYPES
+from webmcp_sidecar.wire.doc_messages import DocAnswer as DocAnswer
+from webmcp_sidecar.wire.doc_messages import PanelDoc as PanelDoc
 
 
 class _Model(BaseModel):
@@ -95,18 +97,6 @@ class PanelDelete(_Model):
     conversation_id: str | None = None
 
 
-class PanelSkills(_Model):
-    """The Skills view manages the user's skills (docs/SKILLS.md); one `agent_skills` answers.
-    Handled by the host's skills plugin (native_host/skills_link.py), not by the agent."""
-
-    type: Literal["panel_skills"] = "panel_skills"
-    id: Annotated[str, Field(min_length=1, max_length=100)]
-    op: Literal["list", "get", "validate", "save", "remove", "enable", "disable", "schema"]
-    name: Annotated[str, Field(max_length=100)] | None = None
-    tool: Annotated[str, Field(max_length=128)] | None = None
-    text: Annotated[str, Field(max_length=256 * 1024)] | None = None  # a skill file's text
-
-
 class PanelServers(_Model):
     """The Servers view and the Inspector use the user's local MCP servers (docs/SERVERS.md); one
     `agent_servers` answers. `list`: their status; `tools`: their enabled tools (starts them);
@@ -122,20 +112,9 @@ class PanelServers(_Model):
     args: dict[str, Any] | None = None
 
 
-class PanelChatSites(_Model):
-    """The chat-site adapters (docs/CHAT_SITES.md); one `agent_chat_sites` answers. Handled by
-    the host's chat-sites plugin (native_host/chat_link.py), not by the agent."""
-
-    type: Literal["panel_chat_sites"] = "panel_chat_sites"
-    id: Annotated[str, Field(min_length=1, max_length=100)]
-    op: Literal["list", "get", "validate", "save", "remove", "enable", "disable", "schema"]
-    name: Annotated[str, Field(max_length=100)] | None = None
-    text: Annotated[str, Field(max_length=64 * 1024)] | None = None  # an adapter file's text
-
-
 PanelMessage = Annotated[
     PanelHello | PanelSettings | PanelKey | PanelChat | PanelStop | PanelConfirm | PanelOpen
-    | PanelNew | PanelDelete | PanelSkills | PanelServers | PanelChatSites,
+    | PanelNew | PanelDelete | PanelDoc | PanelServers,
     Field(discriminator="type"),
 ]
 panel_message: TypeAdapter[PanelMessage] = TypeAdapter(PanelMessage)
@@ -323,19 +302,6 @@ class AgentEvent(_Model):
     event: AgentEventBody
 
 
-class AgentSkills(_Model):
-    """The answer to `panel_skills` `id`: the skills as `skills list --json` shows them (list and
-    every change), a file's text (get, schema), or the problems of a text (validate, save)."""
-
-    type: Literal["agent_skills"] = "agent_skills"
-    id: str
-    ok: bool
-    skills: list[dict[str, Any]] | None = None
-    text: str | None = None
-    problems: list[str] | None = None
-    error: str | None = None
-
-
 class ServerInfo(_Model):
     """One configured local MCP server as the Servers view shows it."""
 
@@ -390,24 +356,9 @@ class AgentServerCall(_Model):
     ms: float | None = None
 
 
-class AgentChatSites(_Model):
-    """The answer to `panel_chat_sites` `id`: the adapters as `chat-sites list --json` shows them
-    (list and every change), a file's text (get, schema), or the problems of a text."""
-
-    type: Literal["agent_chat_sites"] = "agent_chat_sites"
-    id: str
-    ok: bool
-    sites: list[dict[str, Any]] | None = None
-    text: str | None = None
-    problems: list[str] | None = None
-    error: str | None = None
-
-
 class AgentError(_Model):
     """A panel request that could not be done: plain language, and what to do."""
 
     type: Literal["agent_error"] = "agent_error"
     about: Literal["settings", "key", "chat", "conversation", "request"]
     message: str
-
-

@@ -1,87 +1,51 @@
-"""`webmcp-sidecar chat-sites list|add|validate|remove`: the chat-site adapters (see `store.py`
-and docs/CHAT_SITES.md).
-
-Exit codes: 0 done; 1 `validate` found problems; 2 bad input (an unknown adapter, a file that is
-not a valid adapter, a usage error). Messages go to stderr in plain words.
+"""`webmcp-sidecar chat-sites list|add|validate|remove`: the chat-site adapters
+(documents/cli.py's commands over `chat_sites/store.py`; docs/CHAT_SITES.md). What is an
+adapter's own here: where it comes from (shipped or the user's) and whether it is verified.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from webmcp_sidecar.chat_sites.store import ChatSiteStore
+from webmcp_sidecar.documents.cli import CommandGroup, DocCommands, DocTexts, doc_group
+from webmcp_sidecar.documents.kinds import CHAT_SITES
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    cs = sub.add_parser("chat-sites", help="adapters that bring tools into AI chat websites")
-    csub = cs.add_subparsers(dest="chat_sites_cmd", required=True)
-    ls = csub.add_parser("list", help="the adapters (shipped and yours), and whether each is verified")
-    ls.add_argument("--json", action="store_true", help="as JSON")
-    a = csub.add_parser("add", help="add an adapter file (replaces a shipped one of the same name)")
-    a.add_argument("file")
-    a.add_argument("--no-replace", action="store_true", help="refuse to replace an added adapter")
-    v = csub.add_parser("validate", help="check an adapter file without adding it")
-    v.add_argument("file")
-    r = csub.add_parser("remove", help="remove an adapter you added")
-    r.add_argument("name")
-
-
-def run(args: argparse.Namespace) -> int:
-    from webmcp_sidecar.chat_sites.store import ChatSiteError, ChatSiteStore
-
-    store = ChatSiteStore()
-    try:
-        return _COMMANDS[args.chat_sites_cmd](store, args)
-    except (ChatSiteError, OSError) as e:
-        print(f"webmcp-sidecar chat-sites {args.chat_sites_cmd}: {e}", file=sys.stderr)
-        return 2
-
-
-def _list(store: ChatSiteStore, args: argparse.Namespace) -> int:
-    infos = store.list()
-    if args.json:
-        print(json.dumps([i.model_dump(mode="json") for i in infos], indent=2, ensure_ascii=False))
-        return 0
-    for i in infos:
-        if i.error:
-            print(f"{i.name}  ({i.origin}; broken: {i.error.splitlines()[0]})")
-            continue
-        state = "on" if i.enabled else "off"
-        verified = f"verified {i.verified.at} on {i.verified.host}" if i.verified else "unverified"
-        print(f"{i.name}  {i.title} {i.version}  [{state}, {verified}, {i.origin}]")
-        print(f"    {', '.join(i.hostnames)}")
-    return 0
-
-
-def _add(store: ChatSiteStore, args: argparse.Namespace) -> int:
-    site = store.add_file(args.file, replace=not args.no_replace)
+def _added(site: Any) -> None:
     hosts = "  ".join(site.hostnames)
     print(f"Added {site.name} {site.version} (unverified until it works on the site).")
     print(f"  It acts on the sites: {hosts}")
-    return 0
 
 
-def _validate(store: ChatSiteStore, args: argparse.Namespace) -> int:
-    from webmcp_sidecar.chat_sites.store import read_file
-
-    path = Path(args.file).expanduser()
-    problems = store.validate_text(read_file(path), str(path))
-    if problems:
-        print("\n".join(problems), file=sys.stderr)
-        return 1
-    print(f"{path}: a valid chat-site adapter.")
-    return 0
+def _row(i: Any) -> None:
+    if i.error:
+        print(f"{i.name}  ({i.origin}; broken: {i.error.splitlines()[0]})")
+        return
+    state = "on" if i.enabled else "off"
+    verified = f"verified {i.verified.at} on {i.verified.host}" if i.verified else "unverified"
+    print(f"{i.name}  {i.title} {i.version}  [{state}, {verified}, {i.origin}]")
+    print(f"    {', '.join(i.hostnames)}")
 
 
-def _remove(store: ChatSiteStore, args: argparse.Namespace) -> int:
-    what = store.remove(args.name)
-    print(f"Removed {args.name}: {what}.")
-    return 0
+def _add_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file")
+    p.add_argument("--no-replace", action="store_true", help="refuse to replace an added adapter")
 
 
-_COMMANDS = {"list": _list, "add": _add, "validate": _validate, "remove": _remove}
+def _group() -> CommandGroup:
+    group = doc_group(CHAT_SITES, "chat-sites", "adapters that bring tools into AI chat websites")
+    texts = DocTexts(
+        valid="a valid chat-site adapter", added=_added, row=_row, removed="Removed {name}: {what}."
+    )
+    docs = DocCommands(group, texts)
+    docs.list("the adapters (shipped and yours), and whether each is verified")
+    docs.add("add an adapter file (replaces a shipped one of the same name)", _add_args)
+    docs.validate("check an adapter file without adding it", as_given=False)
+    docs.remove("remove an adapter you added")
+    return group
+
+
+GROUP = _group()
+add_parser = GROUP.add_parser
+run = GROUP.run

@@ -19,12 +19,13 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 
 from webmcp_sidecar.chat_sites.paths import parse as parse_path
 from webmcp_sidecar.chat_sites.paths import single
+from webmcp_sidecar.documents.kinds import CHAT_MAX_BYTES, CHAT_SUFFIX
+from webmcp_sidecar.documents.kinds import NAME_PATTERN as NAME_PATTERN
 from webmcp_sidecar.wire.constants import MAX_DESCRIPTION
 from webmcp_sidecar.wire.public_suffix import is_public_suffix
 
-NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
-FILE_SUFFIX = ".chat.json"
-MAX_FILE_BYTES = 64 * 1024
+FILE_SUFFIX = CHAT_SUFFIX
+MAX_FILE_BYTES = CHAT_MAX_BYTES
 MAX_HOSTNAMES = 16
 MAX_TEXT_PATHS = 8
 MAX_SELECTOR = 1024

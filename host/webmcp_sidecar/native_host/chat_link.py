@@ -6,8 +6,8 @@
 - It reports a round trip that worked on a live site (`chat_site_verified`).
 - It lists and calls the user's local MCP servers' tools for a chat site (`chat_server_call`,
   answered by `chat_server_result`).
-- The side panel manages adapters with `panel_chat_sites`, and sees every change as an
-  `agent_chat_sites` with an empty `id`.
+- The side panel manages adapters through the documents plugin (`panel_doc`, native_host/
+  doc_link.py), and sees every change as a `doc_answer` with an empty `id`.
 
 Local servers are reached through the servers plugin's link (native_host/servers_link.py), given
 to this one when the host is composed (cli.py): one ServerManager per host, so a chat
@@ -19,18 +19,14 @@ The store loads on the first message, never at host start.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from webmcp_sidecar.native_host.doc_feed import POLL_S, DocFeed
-from webmcp_sidecar.native_host.panel_requests import answer_panel, need
-from webmcp_sidecar.wire.codec import dumps
-from webmcp_sidecar.wire.constants import CHAT_SITES_PANEL_TYPES
+from webmcp_sidecar.documents.kinds import CHAT_SITES
+from webmcp_sidecar.native_host.doc_link import POLL_S, DocLink
 
 if TYPE_CHECKING:
-    from webmcp_sidecar.chat_sites.store import ChatSiteStore
     from webmcp_sidecar.native_host.app import Host
     from webmcp_sidecar.wire import messages as m
 
@@ -39,16 +35,15 @@ log = logging.getLogger(__name__)
 MAX_RESULT_CHARS = 200_000  # what a chat site may get back of one server result
 
 
-class ChatLink(DocFeed["ChatSiteStore"]):
-    """Host plugin (native_host/plugins.py): adapters for the worker, local servers' tools for
-    chat sites, and the side panel's `panel_chat_sites`."""
+class ChatLink(DocLink):
+    """Host plugin (native_host/plugins.py): adapters for the worker (doc_link.py) and whether
+    they worked, and local servers' tools for chat sites."""
 
-    what = "chat-site adapters"
+    KIND = CHAT_SITES
     HANDLES: ClassVar[dict[str, str]] = {
         "chat_sites_get": "on_get",
         "chat_site_verified": "on_verified",
         "chat_server_call": "on_server_call",
-        **dict.fromkeys(CHAT_SITES_PANEL_TYPES, "on_panel"),
     }
 
     def __init__(
@@ -59,20 +54,6 @@ class ChatLink(DocFeed["ChatSiteStore"]):
         super().__init__(host, root, poll_s)
         self.servers = servers
         self._calls: set[asyncio.Task[None]] = set()
-
-    def open_store(self, root: Path | None) -> ChatSiteStore:
-        from webmcp_sidecar.chat_sites.store import ChatSiteStore
-
-        return ChatSiteStore(root)
-
-    def payload(self, docs: list[dict[str, Any]]) -> bytes:
-        from webmcp_sidecar.wire import messages as m
-
-        return dumps(m.ChatSites(sites=docs).model_dump())
-
-    def changed(self, docs: list[dict[str, Any]], first: bool) -> None:
-        if not first:  # a change, not the worker's first look: side panels see it too
-            self._panel_push()
 
     # --- the worker ----------------------------------------------------------------------------
 
@@ -152,58 +133,3 @@ class ChatLink(DocFeed["ChatSiteStore"]):
 
         err = m.CallError.model_validate({"code": code, "message": message})
         self._send(m.ChatServerResult(id=call_id, ok=False, error=err))
-
-    def _panel_push(self) -> None:
-        """The adapters as `list` answers them, to every side panel: an `agent_chat_sites` whose
-        `id` is empty (no request's), as the servers plugin pushes `agent_servers`."""
-        from webmcp_sidecar.agent import panel_messages as pm
-
-        try:
-            infos = self._infos()
-        except Exception as e:  # the worker's copy still goes out
-            log.warning("chat-site adapters not pushed to the side panel: %s", str(e)[:200])
-            return
-        self._send(pm.AgentChatSites(id="", ok=True, sites=infos))
-
-    # --- the side panel ------------------------------------------------------------------------
-
-    def on_panel(self, raw: dict[str, Any], payload: bytes) -> None:
-        """A `panel_chat_sites` request: one `agent_chat_sites` answers it, whatever happens."""
-        from webmcp_sidecar.agent import panel_messages as pm
-
-        answer_panel(raw, pm.PanelChatSites, pm.AgentChatSites, self._do, self._send, "ChatSiteError")
-
-    def _do(self, req: Any) -> Any:
-        from webmcp_sidecar.agent import panel_messages as pm
-
-        store = self.store()
-
-        if req.op == "list":
-            return pm.AgentChatSites(id=req.id, ok=True, sites=self._infos())
-        if req.op == "get":
-            return pm.AgentChatSites(id=req.id, ok=True, text=store.text(need(req, "name")))
-        if req.op == "schema":
-            from webmcp_sidecar.chat_sites.model import schema_text
-
-            return pm.AgentChatSites(id=req.id, ok=True, text=schema_text())
-        if req.op == "validate":
-            problems = store.validate_text(need(req, "text"), "chat.json")
-            return pm.AgentChatSites(id=req.id, ok=not problems, problems=problems)
-        if req.op == "save":
-            problems = store.validate_text(need(req, "text"), "chat.json")
-            if problems:
-                return pm.AgentChatSites(id=req.id, ok=False, problems=problems)
-            store.add_text(need(req, "text"), replace=True, source="the side panel")
-        elif req.op == "remove":
-            store.remove(need(req, "name"))
-        elif req.op in ("enable", "disable"):
-            store.set_enabled(need(req, "name"), req.op == "enable")
-        self.push()
-        return pm.AgentChatSites(id=req.id, ok=True, sites=self._infos())
-
-    def _infos(self) -> list[dict[str, Any]]:
-        return [json.loads(i.model_dump_json()) for i in self.store().list()]
-
-    def _send(self, msg: Any) -> None:
-        self.host.send_to_browser(dumps(msg.model_dump(mode="json", exclude_none=True)))
-

@@ -1,4 +1,4 @@
-"""A side-panel request to a host plugin (`panel_skills`, `panel_chat_sites`), answered exactly
+"""A side-panel request to a host plugin (`panel_doc`: native_host/doc_link.py), answered exactly
 once: a request that does not validate gets a plain "bad request" (when it has an id to answer),
 the plugin's own error type its message, anything else its message and a log line; the host
 lives on whatever happens."""

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from webmcp_sidecar.documents.cli import CommandGroup, add_on_off, json_arg, name_arg
+
 if TYPE_CHECKING:
     from webmcp_sidecar.servers.config import ServerEntry, ServersConfig, ServersFile
     from webmcp_sidecar.servers.secrets import Moved
@@ -39,15 +41,7 @@ class _CommandAfterDashes(argparse.ArgumentParser):
         return ns, extra
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sv = sub.add_parser("servers", help="your local MCP servers, for the side panel's agent")
-    ssub = sv.add_subparsers(dest="servers_cmd", required=True, parser_class=_CommandAfterDashes)
-    a = ssub.add_parser(
-        "add",
-        help="add a server: `add NAME -- COMMAND ARGS...` or `add NAME --url URL`",
-        description="Secrets (--secret-env, --secret-header) are asked for, or read one per line "
-        "from stdin when it is not a terminal, and kept in the OS keyring.",
-    )
+def _add_args(a: argparse.ArgumentParser) -> None:
     a.add_argument("name")
     a.add_argument("command", nargs="*", help="after `--`: the command and its arguments")
     a.add_argument("--env", action="append", default=[], metavar="K=V", help="an environment variable")
@@ -71,17 +65,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     a.add_argument("--sse", action="store_true", help="the server speaks the older HTTP+SSE transport")
     a.add_argument("--timeout", type=float, help="seconds a call may take (default: the caller's)")
     a.add_argument("--replace", action="store_true", help="replace a server of that name")
-    ls = ssub.add_parser("list", help="the servers, with their last known status")
-    ls.add_argument("--json", action="store_true", help="as JSON")
-    r = ssub.add_parser("remove", help="remove a server (and its secrets from the keyring)")
-    r.add_argument("name")
-    t = ssub.add_parser("test", help="start a server, list its tools, stop it")
-    t.add_argument("name")
-    for cmd, verb in (("enable", "switch on"), ("disable", "switch off")):
-        e = ssub.add_parser(cmd, help=f"{verb} a server, or one of its tools")
-        e.add_argument("name")
-        e.add_argument("--tool", help=f"{verb} only this tool")
-    i = ssub.add_parser("import", help="copy the servers another MCP client has")
+
+
+def _import_args(i: argparse.ArgumentParser) -> None:
     i.add_argument(
         "--from",
         dest="client",
@@ -92,26 +78,22 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     i.add_argument("--replace", action="store_true", help="replace servers of the same name")
 
 
-def run(args: argparse.Namespace) -> int:
+def _open() -> ServersConfig:
+    from webmcp_sidecar.servers.config import ServersConfig
+
+    return ServersConfig()
+
+
+def _errors() -> list[tuple[tuple[type[BaseException], ...], int]]:
     from webmcp_sidecar.servers import imports
-    from webmcp_sidecar.servers.config import ServerConfigError, ServersConfig
+    from webmcp_sidecar.servers.config import ServerConfigError
     from webmcp_sidecar.servers.secrets import KeyringUnavailable
 
-    config = ServersConfig()
-    try:
-        return _COMMANDS[args.servers_cmd](config, args)
-    except (ServerConfigError, imports.ImportError_, ValueError) as e:
-        print(f"webmcp-sidecar servers {args.servers_cmd}: {e}", file=sys.stderr)
-        return 2
-    except KeyringUnavailable as e:
-        print(f"webmcp-sidecar servers {args.servers_cmd}: {e}", file=sys.stderr)
-        return 1
-    except OSError as e:
-        print(f"webmcp-sidecar servers {args.servers_cmd}: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(file=sys.stderr)
-        return 130
+    return [
+        ((ServerConfigError, imports.ImportError_, ValueError), 2),
+        ((KeyringUnavailable,), 1),
+        ((OSError,), 2),
+    ]
 
 
 def _pairs(items: list[str], what: str) -> dict[str, str]:
@@ -334,7 +316,24 @@ def _say_moved(report: Moved) -> None:
         print(f"    in clear: {'; '.join(report.clear)}")
 
 
-_COMMANDS = {
-    "add": _add, "list": _list, "remove": _remove, "test": _test, "enable": _enable,
-    "disable": _enable, "import": _import,
-}  # fmt: skip
+def _group() -> CommandGroup:
+    # The shape of documents/cli.py's groups; the file is servers.json, not a folder of documents.
+    group = CommandGroup(
+        "servers", "your local MCP servers, for the side panel's agent", _open, _errors, _CommandAfterDashes
+    )
+    group.add(
+        "add", "add a server: `add NAME -- COMMAND ARGS...` or `add NAME --url URL`", _add, _add_args,
+        description="Secrets (--secret-env, --secret-header) are asked for, or read one per line "
+        "from stdin when it is not a terminal, and kept in the OS keyring.",
+    )  # fmt: skip
+    group.add("list", "the servers, with their last known status", _list, json_arg)
+    group.add("remove", "remove a server (and its secrets from the keyring)", _remove, name_arg)
+    group.add("test", "start a server, list its tools, stop it", _test, name_arg)
+    add_on_off(group, "a server", _enable, "tools")
+    group.add("import", "copy the servers another MCP client has", _import, _import_args)
+    return group
+
+
+GROUP = _group()
+add_parser = GROUP.add_parser
+run = GROUP.run

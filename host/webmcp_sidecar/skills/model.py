@@ -23,15 +23,16 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from webmcp_sidecar.documents.kinds import NAME_PATTERN as NAME_PATTERN
+from webmcp_sidecar.documents.kinds import SKILL_MAX_BYTES, SKILL_SUFFIX
 from webmcp_sidecar.skills import input_schema, templates
 from webmcp_sidecar.skills.match_patterns import parse as parse_pattern
 from webmcp_sidecar.skills.steps import Selector, Step
 from webmcp_sidecar.tools.schemas import empty
 from webmcp_sidecar.wire.constants import MAX_DESCRIPTION, MAX_TITLE, TOOL_NAME_PATTERN
 
-NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
-FILE_SUFFIX = ".skill.json"
-MAX_FILE_BYTES = 256 * 1024
+FILE_SUFFIX = SKILL_SUFFIX
+MAX_FILE_BYTES = SKILL_MAX_BYTES
 MAX_PATTERNS = 32
 MAX_TOOLS = 64
 MAX_STEPS = 64

@@ -194,22 +194,20 @@ ENTRY_MISMATCH = (
 )
 
 
-# --- the side panel's messages (models in agent/panel_messages.py) --------------------------
+# --- the side panel's messages (models in agent/panel_messages.py, wire/doc_messages.py) -----
 PANEL_TYPES = (
     "panel_hello", "panel_settings", "panel_key", "panel_chat", "panel_stop", "panel_confirm",
-    "panel_open", "panel_new", "panel_delete", "panel_skills", "panel_servers", "panel_chat_sites",
+    "panel_open", "panel_new", "panel_delete", "panel_doc", "panel_servers",
 )  # fmt: skip
 AGENT_TYPES = (
-    "agent_state", "agent_keys", "agent_conversation", "agent_event", "agent_error", "agent_skills",
-    "agent_servers", "agent_server_call", "agent_chat_sites",
+    "agent_state", "agent_keys", "agent_conversation", "agent_event", "agent_error",
+    "agent_servers", "agent_server_call",
 )  # fmt: skip
-# Panel messages the skills plugin handles (native_host/skills_link.py), not the agent.
-SKILLS_PANEL_TYPES = ("panel_skills",)
+# The user's documents (documents/kinds.py): `panel_doc` names a kind, and one `doc_answer` of
+# that kind answers it (the documents plugin, native_host/doc_link.py, which knows the kinds).
+DOCS_PANEL_TYPES = ("panel_doc",)
+DOC_KIND_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
 # Panel messages the local servers plugin handles (native_host/servers_link.py), not the agent.
 SERVERS_PANEL_TYPES = ("panel_servers",)
-# Panel messages the chat-sites plugin handles (native_host/chat_link.py), not the agent.
-CHAT_SITES_PANEL_TYPES = ("panel_chat_sites",)
 # Panel messages the side panel's agent handles (agent/hook.py): the rest.
-AGENT_PANEL_TYPES = tuple(
-    t for t in PANEL_TYPES if t not in (*SKILLS_PANEL_TYPES, *SERVERS_PANEL_TYPES, *CHAT_SITES_PANEL_TYPES)
-)
+AGENT_PANEL_TYPES = tuple(t for t in PANEL_TYPES if t not in (*DOCS_PANEL_TYPES, *SERVERS_PANEL_TYPES))

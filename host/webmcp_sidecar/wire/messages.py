@@ -30,6 +30,7 @@ from webmcp_sidecar.wire.constants import (
     MAX_TIMEOUT_MS,
     ErrorCode,
 )
+from webmcp_sidecar.wire.doc_messages import DocAnswer
 
 # A page's tool, its caps and hints: in tool_models.py, re-exported here with the messages.
 from webmcp_sidecar.wire.tool_models import (
@@ -397,7 +398,8 @@ HostToExtension = Annotated[
     | EntryLink
     | Skills
     | ChatSites
-    | ChatServerResult,
+    | ChatServerResult
+    | DocAnswer,
     Field(discriminator="type"),
 ]
 EntryMessage = Annotated[
