@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from webmcp_sidecar.native_host.app import Host
     from webmcp_sidecar.native_host.plugins import Plugin
 
-# Every plugin's class, for the routes table in docs/ARCHITECTURE.md (gen_js.py).
+# Every plugin's class, for the routes table in docs/PROTOCOL.md (gen_js.py).
 PLUGINS = (AgentPlugin, SkillsLink, ServersLink, ChatLink, DocsPanel)
 
 

@@ -38,7 +38,7 @@ class Host:
     PARTS: ClassVar[dict[str, type]] = {"link": BrowserLink, "router": Router, "entries": EntryServer}
 
     # The browser's messages: type -> the part's method for them; the plugins add theirs (`add`).
-    # docs/ARCHITECTURE.md's "Routes in the host" is made from this and the plugins' HANDLES by
+    # docs/PROTOCOL.md's "Routes in the host" is made from this and the plugins' HANDLES by
     # `python -m webmcp_sidecar.gen_js`. Before the table, two pre-filters on the hot path:
     # `result_by_head` (a result routed by the id at its head, unparsed) and `link.on_chunk` (a
     # long result's pieces checked by hand, not by the model).
