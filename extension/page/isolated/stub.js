@@ -74,13 +74,15 @@
   }
 
   if (mc) {
-    // Native: only the top frame reports (relay.js).
-    if (!top) return;
+    // Native: only the top frame reports and runs calls (relay.js); a sub-frame with tools
+    // needs leaving.js all the same (its form's navigation is the top's call's).
     on(mc, 'toolchange', install);
     // A same-origin iframe's tools are the top's too (Chromium lists them), without a toolchange here.
-    on(document, 'load', (ev) => {
-      if (ev.target?.localName === 'iframe') mc.getTools().then((/** @type {unknown[]} */ l) => l.length && install(), () => {});
-    }, true);
+    if (top) {
+      on(document, 'load', (ev) => {
+        if (ev.target?.localName === 'iframe') mc.getTools().then((/** @type {unknown[]} */ l) => l.length && install(), () => {});
+      }, true);
+    }
     if (document.readyState !== 'loading') {
       mc.getTools().then((/** @type {unknown[]} */ l) => l.length && install(), () => {});
     }
