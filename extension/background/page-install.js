@@ -21,8 +21,10 @@ export function createPageInstall({ chrome, log }) {
   function request(_msg, sender, respond) {
     const tabId = sender.tab?.id;
     const frameId = sender.frameId;
-    // Content scripts of ours only (an extension page has no tab; another extension no our id).
-    if (sender.id !== chrome.runtime.id || typeof tabId !== 'number' || typeof frameId !== 'number' || !/^https?:/.test(sender.origin ?? sender.url ?? '')) {
+    // Our content scripts in web pages only (an extension page has no tab, or an extension URL;
+    // another extension has another id). about:blank/srcdoc frames run with their creator's origin.
+    const where = sender.origin && sender.origin !== 'null' ? sender.origin : sender.url ?? '';
+    if (sender.id !== chrome.runtime.id || typeof tabId !== 'number' || typeof frameId !== 'number' || !/^(https?:|about:)/.test(where)) {
       return false;
     }
     const documentId = /** @type {any} */ (sender).documentId;

@@ -19,7 +19,7 @@ def slug(url: str) -> str:
     return url.split("/")[2].replace(".", "_").replace(":", "_")
 
 
-async def test_a_page_without_tools_gets_only_the_stubs_and_a_page_with_tools_the_rest_once(browser, mcp, site_url):
+async def test_a_tool_less_page_gets_only_the_stubs_and_one_with_tools_the_rest_once(browser, mcp, site_url):
     worker = await browser.worker()
     before = await worker.evaluate(INSTALLS)
     article = await browser.open(site_url + "article.html")  # waits for its load
@@ -47,7 +47,8 @@ async def test_a_tool_form_added_after_load_is_found(browser, mcp, site_url):
       f.innerHTML = '<input name="q"><button>Go</button>';
       f.addEventListener('submit', (e) => {
         e.preventDefault();
-        if (e.agentInvoked && e.respondWith) e.respondWith(Promise.resolve('got ' + new FormData(f).get('q')));
+        const got = 'got ' + new FormData(f).get('q');
+        if (e.agentInvoked && e.respondWith) e.respondWith(Promise.resolve(got));
       });
       document.body.append(f);
     }""")

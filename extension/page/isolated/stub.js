@@ -38,7 +38,8 @@
     asked = true;
     for (const f of off) f();
     try {
-      chrome.runtime.sendMessage({ type: 'page_install' }).catch(() => {});
+      const sent = /** @type {any} */ (chrome.runtime.sendMessage({ type: 'page_install' }));
+      if (typeof sent?.catch === 'function') sent.catch(() => {});
     } catch {
       /* the extension went away: this is an orphan */
     }
