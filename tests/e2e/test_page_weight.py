@@ -13,6 +13,20 @@ import pytest
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 INSTALLS = "() => globalThis.sidecar.pageInstalls()"
+# Our marks in a tab's isolated world (page/isolated/stub.js, relay.js), by the tab's URL.
+MARKS = """async (urls) => {
+  const out = [];
+  const tabs = await chrome.tabs.query({});
+  for (const url of urls) {
+    const tab = tabs.find((t) => t.url === url);
+    const [r] = await chrome.scripting.executeScript({target: {tabId: tab.id}, func: () => ({
+      stub: !!globalThis[Symbol.for('webmcp-sidecar.isolated')],
+      relay: !!globalThis[Symbol.for('webmcp-sidecar.relay')],
+    })});
+    out.push(r.result);
+  }
+  return out;
+}"""
 
 
 def slug(url: str) -> str:
@@ -32,6 +46,9 @@ async def test_a_tool_less_page_gets_only_the_stubs_and_one_with_tools_the_rest_
     # The tools page's one install; the article, loaded first, asked for nothing.
     assert after["admitted"] - before["admitted"] == 1
     assert after["refused"] == before["refused"]
+    # In each tab's isolated world: the stub, and the relay only where there are tools.
+    marks = await worker.evaluate(MARKS, [site_url + "article.html", site_url + "tools.html?label=W"])
+    assert marks == [{"stub": True, "relay": False}, {"stub": True, "relay": True}]
     await tools.close()
     await article.close()
 
