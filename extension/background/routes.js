@@ -44,6 +44,7 @@ const table = (routes) => new Map(Object.entries(routes));
  *   skills: import('./skills.js').Skills,
  *   skillsPanel: ReturnType<typeof import('./skills-panel.js').createSkillsPanel>,
  *   chatSites?: import('./chat-sites.js').ChatSites,
+ *   pageInstall?: ReturnType<typeof import('./page-install.js').createPageInstall>,
  *   status: () => any,
  *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
  * }} w the worker's parts (worker.js)
@@ -142,8 +143,10 @@ export function createRoutes(w) {
     [CHAT_PORT_NAME]: ['chat-sites.js', (port) => w.chatSites?.connect(port)],
   });
 
-  /** chrome.runtime.onMessage from extension pages, answered with sendResponse. */
+  /** chrome.runtime.onMessage from extension pages (and the pages' stubs), answered with sendResponse. */
   const RUNTIME = table({
+    // A frame's isolated-world stub: its frame uses WebMCP, inject the rest (page-install.js checks the sender).
+    page_install: ['page-install.js', (msg, sender, respond) => w.pageInstall?.request(msg, sender, respond) ?? false],
     status: ['worker.js', (msg, sender, respond) => {
       // Extension pages only (side panel, popup): pages must not learn what else is open.
       if (!isOurPage(sender, chrome.runtime)) return false;

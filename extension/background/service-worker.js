@@ -15,6 +15,7 @@ globalThis.sidecar = {
   framePorts: worker.framePorts,
   frameLanes: worker.frameLanes,
   lanesWaiting: worker.lanesWaiting,
+  pageInstalls: worker.pageInstalls,
   setLanes: worker.setLanes,
   pending: worker.pending,
   entryLinks: worker.entryLinks,

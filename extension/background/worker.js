@@ -12,6 +12,7 @@ import { EntryLinks } from './entry-links.js';
 import { NativeLink } from './native-link.js';
 import { installOpenTabs } from './open-tabs.js';
 import { openUrl } from './open-url.js';
+import { createPageInstall } from './page-install.js';
 import { ChatSites } from './chat-sites.js';
 import { createPanelBridge } from './panel-bridge.js';
 import { createRoutes } from './routes.js';
@@ -137,10 +138,14 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
     logEnd: (id, outcome) => panel.logEnd(id, outcome),
   });
 
+  // The page code past the stubs, into the frames that use WebMCP (page-install.js).
+  const pageInstall = createPageInstall({ chrome, log });
+
   // --- messages: routes.js ---------------------------------------------------------------------
   const routes = createRoutes({
     chrome, link, siteCalls, frames, panel, browserTools, log, status, skills, chatSites,
     skillsPanel: createSkillsPanel({ chrome, skills, registry }),
+    pageInstall,
     openUrl: (id, url) => openUrl(chrome, send, id, url),
   });
   chrome.runtime.onConnect.addListener(routes.onConnect);
@@ -163,6 +168,8 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
 
   return {
     registry, status, connect, browserTools, routes, panel, openTabs, skills, chatSites,
+    /** Installs of the page code past the stubs (page-install.js): admitted and refused so far. */
+    pageInstalls: () => pageInstall.counts(),
     framePorts: frames.ports,
     /** The worker's `message` event (service-worker.js): a frame lane's port (frame-ports.js). */
     offerLane: (/** @type {MessageEvent} */ ev) => frames.offerLane(ev),

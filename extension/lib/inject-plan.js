@@ -9,7 +9,7 @@
 
 import { unscriptableReason } from './tab-urls.js';
 
-/** The relay's marker in the isolated world (`Symbol.for(...)`, page/isolated/relay.js). */
+/** Our marker in the isolated world (`Symbol.for(...)`, page/isolated/stub.js, every frame's). */
 export const ISOLATED_MARK = 'webmcp-sidecar.isolated';
 
 /** Tabs probed and injected at once; the rest wait their turn. */

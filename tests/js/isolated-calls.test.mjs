@@ -9,9 +9,8 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import vm from 'node:vm';
 
+import { ISOLATED_FILES as ISOLATED } from '../../extension/lib/page-files.js';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MANIFEST = JSON.parse(readFileSync(path.join(REPO, 'extension/manifest.json'), 'utf8'));
-const ISOLATED = MANIFEST.content_scripts.find((c) => !c.world || c.world === 'ISOLATED').js;
 
 /** The isolated files up to calls.js, in manifest order, and a polyfill `calls` made on them. */
 function polyfillCalls(t, tools = ['add', 'big']) {

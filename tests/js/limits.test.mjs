@@ -14,10 +14,9 @@ import * as limits from '../../extension/lib/limits.js';
 import { jsonOverLimits, normalizeTool, normalizeTools, toolBytes, utf8Length } from '../../extension/lib/tools.js';
 import * as tools from '../../extension/lib/tools.js';
 
+import { ISOLATED_FILES } from '../../extension/lib/page-files.js';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-const MANIFEST = JSON.parse(readFileSync(path.join(REPO, 'extension/manifest.json'), 'utf8'));
-const ISOLATED_FILES = MANIFEST.content_scripts.find((c) => !c.world || c.world === 'ISOLATED').js;
 
 /** A vm value as a value of this realm (deepStrictEqual compares prototypes). */
 const plain = (v) => JSON.parse(JSON.stringify(v));

@@ -8,9 +8,8 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import vm from 'node:vm';
 
+import { ISOLATED_FILES as ISOLATED } from '../../extension/lib/page-files.js';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MANIFEST = JSON.parse(readFileSync(path.join(REPO, 'extension/manifest.json'), 'utf8'));
-const ISOLATED = MANIFEST.content_scripts.find((c) => !c.world || c.world === 'ISOLATED').js;
 
 /** A reader over a fake `document.modelContext` whose getTools() answers with `answers` in turn. */
 function reader(t, answers, onList) {

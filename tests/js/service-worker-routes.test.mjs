@@ -20,7 +20,7 @@ const FROM = {
   page: 'content script (port `webmcp-page`)',
   panel: 'side panel (port `webmcp-panel`)',
   ports: '`runtime.onConnect`, by port name',
-  runtime: '`runtime.onMessage` (extension pages)',
+  runtime: '`runtime.onMessage` (extension pages, page stubs)',
 };
 
 /** The markdown table: one row per source and handling module, types in table order. */

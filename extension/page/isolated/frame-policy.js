@@ -5,7 +5,7 @@
 // polyfill cannot (Chromium without the flag does not know the feature, so the frame's own
 // `document.featurePolicy` says nothing), so the parent's content script reads its iframes'
 // `allow` attributes and the worker checks each frame's real origin against them
-// (docs/ARCHITECTURE.md, "Polyfill vs Chromium"). A content script cannot name an iframe's
+// (docs/WEBMCP_WPT.md, "Polyfill vs Chromium"). A content script cannot name an iframe's
 // frame id (`runtime.getFrameId` is missing in Chromium 156), so each granted iframe gets a
 // random token, posted to its window for the granted origins only (postMessage's targetOrigin);
 // its content script hands the token to the worker, which matches it to the parent's report.

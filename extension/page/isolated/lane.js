@@ -1,4 +1,4 @@
-// WebMCP Sidecar, ISOLATED world: the frame lane (lib/frame-lanes.js, docs/ARCHITECTURE.md "The
+// WebMCP Sidecar, ISOLATED world: the frame lane (lib/frame-lanes.js, docs/PROTOCOL.md "The
 // frame lane"). A MessageChannel to the service worker for this frame's calls and results, set
 // up beside the runtime port: one end goes to the worker through a hidden extension frame
 // (page/bridge/lane.html) with a random nonce, the nonce goes on the runtime port, and the

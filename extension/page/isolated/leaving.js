@@ -1,6 +1,6 @@
 // WebMCP Sidecar, ISOLATED world: calls whose document is leaving. A declarative form tool that
 // submits to another document gives no answer of its own; the relay then says `navigating` and
-// background/site-calls.js follows the call to the next document (docs/ARCHITECTURE.md, "Forms
+// background/site-calls.js follows the call to the next document (docs/PAGE_CODE.md, "Forms
 // that navigate"). Adds `webmcpSidecar.leaving`; relay.js uses it.
 //
 // Native mode runs every call from the top frame (Chromium's executeTool), also for a form in a

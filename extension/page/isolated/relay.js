@@ -1,7 +1,8 @@
-// WebMCP Sidecar, ISOLATED world, last file: the relay (document_start, every frame).
+// WebMCP Sidecar, ISOLATED world, last file: the relay (injected by the worker into a frame whose
+// stub, stub.js, saw it use WebMCP: lib/page-files.js).
 //
 // Relays between the page's tools and the service worker over a `webmcp-page` port
-// (docs/ARCHITECTURE.md, "content script <-> service worker"). It trusts nothing the page says:
+// (docs/PROTOCOL.md, "content script <-> service worker"). It trusts nothing the page says:
 // names, sizes and counts are checked here before anything is forwarded, and the page is only
 // ever handed its own tools' inputs. This file holds the port, the frame's tool list and the
 // channel to the MAIN world; the calls themselves are calls.js's.
@@ -17,11 +18,12 @@
 (() => {
   'use strict';
 
-  const MARK = Symbol.for('webmcp-sidecar.isolated');
+  // stub.js's mark says "our scripts are here" (open-tabs.js); this one, "the relay runs".
+  const MARK = Symbol.for('webmcp-sidecar.relay');
   if (/** @type {any} */ (globalThis)[MARK]) return;
   /** @type {any} */ (globalThis)[MARK] = true;
   // No secure context, no WebMCP (see page/main/base.js): no tools to relay, no port, nothing
-  // posted to the page or its frames. The mark stays, so open-tabs.js does not inject again.
+  // posted to the page or its frames.
   if (!isSecureContext) return;
 
   const ns = /** @type {any} */ (globalThis).webmcpSidecar;
@@ -79,6 +81,8 @@
   let allows = [];
   /** @type {string|null} polyfill, a cross-origin frame: the token its parent granted `tools` with */
   let grant = null;
+  // One the stub (stub.js) heard before we came.
+  if (typeof (/** @type {any} */ (globalThis).webmcpSidecarStub?.grant) === 'string') grant = /** @type {any} */ (globalThis).webmcpSidecarStub.grant;
   let currentCanon = '[]';
   /** @type {string|null} what the service worker has from us on this port (null: nothing yet) */
   let sentCanon = null;
@@ -334,6 +338,11 @@
     refreshNative();
   } else {
     window.addEventListener(PAGE_EVENT, onPageEvent);
-    toPage({ type: 'sync' }); // the MAIN world may have started first: ask for its list
+    // The list that made the stub ask for us (stub.js), else the MAIN world's, asked for.
+    const stub = /** @type {any} */ (globalThis).webmcpSidecarStub;
+    const last = stub?.last;
+    if (stub) stub.relay = true;
+    if (typeof last === 'string') onPageEvent(/** @type {any} */ ({ detail: last }));
+    else toPage({ type: 'sync' });
   }
 })();

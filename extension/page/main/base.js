@@ -10,7 +10,7 @@
 //   The ISOLATED content script sees native tools directly.
 // - Otherwise: a polyfill on `document.modelContext` that behaves as Chromium 156's, plus declarative
 //   `<form toolname>` tools, reported to the ISOLATED content script over CustomEvents on
-//   `window` (see docs/ARCHITECTURE.md, "MAIN world <-> content script").
+//   `window` (see docs/PROTOCOL.md, "MAIN world <-> content script").
 // - Both modes: the legacy `navigator.modelContext` surface (registerTool, unregisterTool,
 //   provideContext, clearContext) that older sites still use.
 //

@@ -1,5 +1,5 @@
 // WebMCP Sidecar, MAIN world: the polyfill's channel to the ISOLATED content script. CustomEvents
-// on `window` whose detail is JSON text (docs/ARCHITECTURE.md, "MAIN world <-> content script"):
+// on `window` whose detail is JSON text (docs/PROTOCOL.md, "MAIN world <-> content script"):
 // the page can read and forge them, so they carry only what the page may see, and the ISOLATED
 // side checks everything. Calls arrive by a per-frame id, never the extension's or the host's.
 (() => {

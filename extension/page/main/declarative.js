@@ -119,7 +119,7 @@
     /**
      * The pseudo-classes `:tool-form-active` / `:tool-submit-active` cannot be added by script,
      * so while the agent runs the form (and submits it) the form and its submit button carry
-     * `data-tool-form-active` / `data-tool-submit-active` instead (docs/ARCHITECTURE.md).
+     * `data-tool-form-active` / `data-tool-submit-active` instead (docs/WEBMCP_WPT.md, "Polyfill vs Chromium").
      * @param {HTMLFormElement} form @param {any} input @param {AbortSignal|undefined} signal
      */
     const execute = async (form, input, signal) => {
@@ -311,7 +311,7 @@
    * a selector, so a page's `form.matches(':tool-form-active')` would throw where Chromium answers.
    * The selector methods get a fallback: only a selector the browser rejected, and that names
    * one of them, is tried again with the attribute the polyfill sets instead (stylesheets and
-   * computed styles stay out of reach: docs/ARCHITECTURE.md). A selector the browser takes is
+   * computed styles stay out of reach: docs/WEBMCP_WPT.md). A selector the browser takes is
    * never touched; the original SyntaxError stands if the retry fails too.
    */
   function selectorsKnowThePseudoClasses() {

@@ -13,7 +13,7 @@
 // another peer). Chromium keeps one registry per page, so a document also lists (and runs) what
 // its same-origin relatives' cross-origin relatives exposed to their origin, through each
 // frame's `Symbol.for('webmcp-sidecar.frame-remote')` hook, which only same-origin documents
-// can read. docs/ARCHITECTURE.md, "Polyfill vs Chromium".
+// can read. docs/WEBMCP_WPT.md, "Polyfill vs Chromium".
 (() => {
   'use strict';
 

@@ -2,7 +2,7 @@
 // page: the ToolActivatedEvent / ToolCancelEvent interfaces, a queue of later tasks (Chromium
 // settles registerTool, getTools and executeTool, and fires its events, in tasks of their own,
 // never in the caller's microtasks), and executeTool's arguments read as its bindings read them.
-// docs/ARCHITECTURE.md, "Polyfill vs Chromium", lists what still differs.
+// docs/WEBMCP_WPT.md, "Polyfill vs Chromium", lists what still differs.
 (() => {
   'use strict';
 

@@ -3,7 +3,7 @@
 // with an AbortSignal, getTools, executeTool, the toolchange/toolactivated/toolcancel events, the
 // ModelContext interface), and the legacy surface (legacy.js) on the same registry. start.js
 // connects it to bridge.js (which reports the list to the ISOLATED world and runs its calls) and
-// to declarative.js. What still differs from Chromium: docs/ARCHITECTURE.md, "Polyfill vs Chromium".
+// to declarative.js. What still differs from Chromium: docs/WEBMCP_WPT.md, "Polyfill vs Chromium".
 (() => {
   'use strict';
 
@@ -271,7 +271,7 @@
           const t = readToolDict(tool, 'registerTool');
           // Options members in Chromium's (sorted) order. `exposedTo` reaches the extension (a
           // cross-origin frame's tool counts for the top site only when it names the top
-          // origin); the page's own getTools() in other origins does not see it (docs/ARCHITECTURE.md).
+          // origin); the page's own getTools() in other origins does not see it (docs/WEBMCP_WPT.md, "Polyfill vs Chromium").
           const exposedTo = isObj(options) ? /** @type {any} */ (options).exposedTo : undefined;
           const origins = readOrigins(exposedTo, 'registerTool', 'ModelContextRegisterToolOptions', 'exposedTo');
           if (!allowed) throw denied();

@@ -61,10 +61,13 @@ def serve(directory: Path = SITE) -> Iterator[str]:
         yield url.rstrip("/")
 
 
+PAGE_INSTALL = ("background/page-install.js", "lib/install-gate.js", "lib/rate-limit.js", "lib/page-files.js")
+
+
 def scratch_extension(dest: Path) -> Path:
     """The real content scripts plus the recording service worker."""
     manifest = json.loads((EXTENSION / "manifest.json").read_text())
-    manifest["background"] = {"service_worker": "recorder_sw.js"}
+    manifest["background"] = {"service_worker": "recorder_sw.js", "type": "module"}
     manifest.pop("side_panel", None)
     manifest.pop("action", None)
     for entry in manifest["content_scripts"]:
@@ -74,6 +77,11 @@ def scratch_extension(dest: Path) -> Path:
     for entry in manifest.get("web_accessible_resources", []):  # the frame lane's bridge, with its script
         for rel in entry["resources"]:
             shutil.copytree((EXTENSION / rel).parent, (dest / rel).parent, dirs_exist_ok=True)
+    # The rest of the page code, and the worker's part that injects it on a frame's first use.
+    for rel in PAGE_INSTALL:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(EXTENSION / rel, dest / rel)
+    shutil.copytree(EXTENSION / "page" / "isolated", dest / "page" / "isolated", dirs_exist_ok=True)
     shutil.copy(HERE / "recorder_sw.js", dest / "recorder_sw.js")
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return dest

@@ -1,7 +1,12 @@
 // A stand-in service worker for testing the content scripts alone: it records every port
 // message and lets the test post `call`/`cancel` messages (driven via Playwright's
-// ServiceWorker.evaluate). Not shipped; harness.py copies it into a scratch extension.
-'use strict';
+// ServiceWorker.evaluate). Not shipped; harness.py copies it into a scratch extension, with the
+// real worker's page-install.js (the page code past the stubs, on a frame's first use).
+import { createPageInstall } from './background/page-install.js';
+
+const installs = createPageInstall({ chrome, log: () => {} });
+chrome.runtime.onMessage.addListener((m, sender, respond) => (m?.type === 'page_install' ? installs.request(m, sender, respond) : false));
+self.pageInstalls = () => installs.counts();
 
 self.log = [];
 self.ports = new Map();

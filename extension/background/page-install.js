@@ -1,0 +1,55 @@
+// The rest of the page code, into the one frame that asks (docs/PAGE_CODE.md, "What runs in a
+// page"): the manifest puts only a stub in every frame's isolated world; a stub whose frame uses
+// WebMCP (tools, a tool form, iframes given `tools`) sends `page_install`, and this injects
+// lib/page-files.js's files into that document, once (lib/install-gate.js caps the rest).
+
+import { InstallGate } from '../lib/install-gate.js';
+import { ISOLATED_FILES } from '../lib/page-files.js';
+
+/**
+ * @param {{chrome: typeof globalThis.chrome, log: (level: 'debug'|'info'|'warning'|'error', message: string) => void}} opts
+ */
+export function createPageInstall({ chrome, log }) {
+  const gate = new InstallGate();
+  let warned = false;
+
+  /**
+   * chrome.runtime.onMessage `page_install`, from our stub in a web page's frame.
+   * @param {any} _msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} respond
+   * @returns {boolean}
+   */
+  function request(_msg, sender, respond) {
+    const tabId = sender.tab?.id;
+    const frameId = sender.frameId;
+    // Our content scripts in web pages only (an extension page has no tab, or an extension URL;
+    // another extension has another id). about:blank/srcdoc frames run with their creator's origin.
+    const where = sender.origin && sender.origin !== 'null' ? sender.origin : sender.url ?? '';
+    if (sender.id !== chrome.runtime.id || typeof tabId !== 'number' || typeof frameId !== 'number' || !/^(https?:|about:)/.test(where)) {
+      return false;
+    }
+    const documentId = /** @type {any} */ (sender).documentId;
+    // Firefox has no documentId: the frame and its URL stand for the document.
+    const document = typeof documentId === 'string' ? documentId : `${tabId}:${frameId}:${sender.url}`;
+    const verdict = gate.admit({ tabId, frameId, document, now: Date.now() });
+    if (verdict !== 'ok') {
+      if (verdict === 'capped' && !warned) {
+        warned = true;
+        log('warning', `A page asked for WebMCP Sidecar's page code more often than allowed (tab ${tabId}); some of its frames go without.`);
+      }
+      respond({ ok: false, why: verdict });
+      return false;
+    }
+    const target = typeof documentId === 'string' ? { tabId, documentIds: [documentId] } : { tabId, frameIds: [frameId] };
+    chrome.scripting.executeScript({ target, files: [...ISOLATED_FILES], injectImmediately: true }).then(
+      () => respond({ ok: true }),
+      (e) => respond({ ok: false, why: String(e?.message ?? e) }), // the document went meanwhile
+    );
+    return true;
+  }
+
+  return {
+    request,
+    /** For tests and the bench: installs made and refused so far. */
+    counts: () => ({ admitted: gate.admitted, refused: gate.refused }),
+  };
+}
