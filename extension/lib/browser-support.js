@@ -1,7 +1,9 @@
-// What each browser can do. Firefox has no chrome.debugger: the browser tools that act through
-// it (trusted input, screenshots, file upload) and skills' `trusted` steps answer so, plainly,
-// before anything is done in the page. Everything else (page tools, snapshots, page text, the
-// in-page tools, tabs, skills' other steps) works there. Pure: no chrome.* here.
+// What each browser and build can do. Firefox has no chrome.debugger, and the Chrome Web Store
+// build goes without the `debugger` permission (Chrome cannot ask for it later: it is not
+// allowed in optional_permissions). The browser tools that act through it (trusted input,
+// screenshots, file upload) and skills' `trusted` steps answer so, plainly, before anything is
+// done in the page. Everything else (page tools, snapshots, page text, the in-page tools, tabs,
+// skills' other steps) works there. Pure: no chrome.* here.
 
 /** Browser tools (`browser_call.tool`) that need chrome.debugger. */
 export const DEBUGGER_TOOLS = Object.freeze(['click', 'type', 'press_key', 'hover', 'upload_file', 'screenshot']);
@@ -20,10 +22,16 @@ export function browserName(label) {
  * @param {string} browser browserName()
  */
 export function noDebuggerText(what, browser) {
-  return `${what} is not available in ${browser}: it needs chrome.debugger (real mouse and keyboard input, ` +
-    `screenshots, file upload), which ${browser} does not give extensions. What works there: the pages' own tools ` +
-    '(WebMCP), browser_snapshot, browser_page_text, browser_select_option, browser_scroll, browser_wait_for, ' +
-    'the tab tools, and skills without trusted steps.';
+  const works = "the pages' own tools (WebMCP), browser_snapshot, browser_page_text, browser_select_option, " +
+    'browser_scroll, browser_wait_for, the tab tools, and skills without trusted steps.';
+  if (browser === 'Firefox') {
+    return `${what} is not available in Firefox: it needs chrome.debugger (real mouse and keyboard input, ` +
+      `screenshots, file upload), which Firefox does not give extensions. What works there: ${works}`;
+  }
+  return `${what} is not available in this build of WebMCP Sidecar: it needs the "debugger" permission ` +
+    '(real mouse and keyboard input, screenshots, file upload), which the Chrome Web Store build does not ask for. ' +
+    'To use it, load the full build instead (the release\'s webmcp-sidecar-<version>-chrome folder, or the ' +
+    `extension folder install.sh names, with Load unpacked). What works in this build: ${works}`;
 }
 
 /**

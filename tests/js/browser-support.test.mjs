@@ -21,7 +21,15 @@ test('the browser is named only when it is Firefox', () => {
   assert.equal(browserName('Firefox 153.0'), 'Firefox');
   assert.equal(browserName('Chromium 156.0.0.0'), 'this browser');
   assert.equal(browserName(''), 'this browser');
-  assert.match(noDebuggerText('a trusted step', 'this browser'), /^a trusted step is not available in this browser:/);
+  assert.match(noDebuggerText('a trusted step', 'Firefox'), /^a trusted step is not available in Firefox:/);
+});
+
+test('in Chromium without the debugger permission (the store build) the answer says which build can', () => {
+  const text = noDebuggerText('browser_click', browserName('Chromium 156.0.0.0'));
+  assert.match(text, /^browser_click is not available in this build of WebMCP Sidecar: it needs the "debugger" permission/);
+  assert.match(text, /Chrome Web Store build does not ask for/);
+  assert.match(text, /load the full build instead/);
+  assert.doesNotMatch(text, /Firefox/);
 });
 
 test("the side panel's agent hears the same plain answer, and the tab is not touched", async (t) => {
