@@ -41,3 +41,22 @@ export function noDebuggerText(what, browser) {
 export function toolUnavailable(tool, hasDebugger, browser) {
   return !hasDebugger && DEBUGGER_TOOLS.includes(tool) ? noDebuggerText(`browser_${tool}`, browser) : null;
 }
+
+/**
+ * The side panel's word on a build without chrome.debugger (the Chrome Web Store build, or
+ * Firefox), or null when it has it.
+ * @param {boolean} hasDebugger @param {string} browser browserName()
+ */
+export function buildNote(hasDebugger, browser) {
+  if (hasDebugger) return null;
+  const tools = DEBUGGER_TOOLS.map((t) => `browser_${t}`).join(', ');
+  const why = browser === 'Firefox'
+    ? 'Firefox gives extensions no debugger'
+    : 'This is the Chrome Web Store build: it does not ask for Chrome\'s "debugger" permission (Chrome lets an ' +
+      'extension have it only from installation, never asked later)';
+  const instead = browser === 'Firefox' ? '' : ' To have them, load the full build from the release download ' +
+    '(the webmcp-sidecar-<version>-chrome folder, with Load unpacked) instead of this one.';
+  return `${why}, so real mouse and keyboard input, screenshots and file upload are not available here: ${tools} ` +
+    `and skills' trusted steps answer so. Everything else works: the pages' own tools, snapshots, page text, ` +
+    `select, scroll, waits, tabs and the other skill steps.${instead}`;
+}

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from playwright.async_api import BrowserContext, async_playwright
+from playwright.async_api import BrowserContext, async_playwright, expect
 
 from tests.support.browser import chromium_args, ignored_default_args
 from tests.support.mcp_session import McpSession, text
@@ -159,6 +159,14 @@ async def test_a_release_as_a_user_meets_it(bundle: Path, tmp_path: Path, privat
             assert "Chrome Web Store build does not ask for" in text(r)
             live = await doctor_live(exe, home)
             assert f"an extension id of your own (chrome-extension://{store_id}/" in live["detail"]
+        # The side panel says what this build leaves out, and where the full one is.
+        panel = await ctx.new_page()
+        await panel.goto(f"chrome-extension://{store_id}/sidepanel/index.html")
+        await panel.click("#tab-settings")
+        note = panel.locator("#build-note")
+        await expect(note).to_be_visible()
+        await expect(note).to_contain_text("This is the Chrome Web Store build")
+        await expect(note).to_contain_text("load the full build from the release download")
 
     # Uninstall: every file and link install wrote is gone, and the program folder with them.
     out = await run([str(download / name / "install.sh"), "--uninstall"], user_env(home))
