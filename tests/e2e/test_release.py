@@ -5,10 +5,11 @@ bundle the session's `bundle` fixture built, so PyInstaller runs once per test r
 checksums checked, the host tarball unpacked and its install.sh run as a user would (only HOME
 and a bare PATH). Chromium (the profile install.sh registered the host in) then loads the BUILT
 extension: first the unpacked tree with the development id, then the Chrome Web Store zip (no
-`key`, no `debugger`; allowed through WEBMCP_SIDECAR_EXTENSION_IDS, as a self-published id is).
-Through the installed `webmcp-sidecar mcp` (the SDK's default environment) a page tool answers in
-both; in the store build a tool that needs the debugger says so plainly, and `doctor` names the
-build that connected. `install.sh --uninstall` then leaves none of the files install wrote.
+`key`, no `debugger`; allowed through WEBMCP_SIDECAR_EXTENSION_IDS, as a self-published id is);
+then Firefox ESR loads the built .xpi as a temporary add-on (WebDriver BiDi). Through the
+installed `webmcp-sidecar mcp` (the SDK's default environment) a page tool answers in all three;
+in the store build and Firefox a tool that needs the debugger says so plainly, and `doctor`
+names the build that connected. `install.sh --uninstall` then leaves none of the files install wrote.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from playwright.async_api import BrowserContext, async_playwright, expect
 
 from tests.support.browser import chromium_args, ignored_default_args
 from tests.support.mcp_session import McpSession, text
-from webmcp_sidecar import EXTENSION_ID, __version__
+from webmcp_sidecar import EXTENSION_ID, GECKO_ID, __version__
 from webmcp_sidecar.demo.chromium import find_chromium
+from webmcp_sidecar.demo.firefox import launch as firefox_launch
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 
@@ -111,7 +113,7 @@ async def test_a_release_as_a_user_meets_it(bundle: Path, tmp_path: Path, privat
         z.extractall(store)
     store_id = unpacked_id(store)
     before = tree(home)
-    inst = await run([str(download / name / "install.sh"), "--browser", "chromium"],
+    inst = await run([str(download / name / "install.sh"), "--browser", "chromium,firefox"],
                      user_env(home, WEBMCP_SIDECAR_EXTENSION_IDS=store_id))
     assert inst.returncode == 0, inst.stdout + inst.stderr
     written = tree(home) - before
@@ -122,6 +124,9 @@ async def test_a_release_as_a_user_meets_it(bundle: Path, tmp_path: Path, privat
     assert host_manifest["allowed_origins"] == [f"chrome-extension://{EXTENSION_ID}/",
                                                 f"chrome-extension://{store_id}/"]
     assert host_manifest["path"] == str(home / ".local/share/webmcp-sidecar/app/webmcp-sidecar")
+    firefox_manifest = json.loads(
+        (home / ".mozilla/native-messaging-hosts/io.webmcp.sidecar.json").read_text())
+    assert firefox_manifest["allowed_extensions"] == [GECKO_ID]
 
     site = site_url.split("/")[2].replace(".", "_").replace(":", "_")
     # The full build, as "Load unpacked" of the release's folder: the development id.
@@ -168,16 +173,39 @@ async def test_a_release_as_a_user_meets_it(bundle: Path, tmp_path: Path, privat
         await expect(note).to_contain_text("This is the Chrome Web Store build")
         await expect(note).to_contain_text("load the full build from the release download")
 
+    # Firefox: the built .xpi as a temporary add-on (unsigned), the same host and entry.
+    ff_env = {k: v for k, v in os.environ.items() if not k.startswith("WEBMCP_SIDECAR_")}
+    async with firefox_launch(tmp_path / "ff-profile", {**ff_env, "HOME": str(home)}) as ff:
+        r = await ff.bidi.send("webExtension.install", {"extensionData": {
+            "type": "archivePath", "path": str(dist / f"{name}-firefox.xpi")}})
+        assert r.get("extension") == GECKO_ID
+        tab = await ff.new_tab(site_url + "tools.html")
+        async with McpSession({"HOME": str(home)}, command=[str(exe)]) as mcp:
+            await mcp.wait_tools(lambda n: f"{site}__add" in n)
+            r = await mcp.call(f"{site}__add", {"a": 5, "b": 6})
+            assert r.structured_content == {"sum": 11, "label": "A"}
+            assert await ff.evaluate(tab, "document.querySelector('#out').textContent") == "5+6=11"
+            r = await mcp.call("browser_navigate", {"url": site_url + "tools.html"})
+            assert not r.is_error, text(r)
+            r = await mcp.call("browser_click", {"ref": "e1"})
+            assert r.is_error and "browser_click is not available in Firefox" in text(r)
+            live = await doctor_live(exe, home)
+            assert "the Firefox add-on (webmcp-sidecar@webmcp.io, moz-extension://" in live["detail"]
+
     # Uninstall: every file and link install wrote is gone, and the program folder with them.
     out = await run([str(download / name / "install.sh"), "--uninstall"], user_env(home))
     assert out.returncode == 0, out.stdout + out.stderr
-    # What stays is not install's: the browser's own profile and caches, and the logs the host
-    # and the entry wrote while they ran (kept, as a user's data is; uninstall names them).
-    theirs = (".config/chromium", ".cache", ".local/state/webmcp-sidecar", ".local/state", ".local")
+    # What stays is not install's: the browsers' own profiles and caches (and the Downloads
+    # folder Firefox makes), and the logs the host and the entry wrote while they ran (kept, as
+    # a user's data is; uninstall names them).
+    theirs = (".config/chromium", ".config/mozilla", ".mozilla", ".cache", "Downloads",
+              ".local/state/webmcp-sidecar", ".local/state", ".local")
     left = [p for p in sorted(written) if (home / p).exists() or (home / p).is_symlink()]
     assert [p for p in left if p not in theirs] == [], left
     now = sorted(tree(home) - before)
-    assert [p for p in now if not p.startswith(theirs)] == [], now
+    assert [p for p in now if not p.startswith(theirs)] == [], [
+        p for p in now if not p.startswith(theirs)]
+    assert not (home / ".mozilla/native-messaging-hosts/io.webmcp.sidecar.json").exists()
     assert not (home / ".local/share").exists() and not (home / ".local/bin").exists()
     assert {p.name for p in (home / ".local/state/webmcp-sidecar/log").iterdir()} <= {
         "host.log", "mcp.log"}
