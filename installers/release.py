@@ -128,7 +128,7 @@ def bundle_version(bundle: Path) -> str:
     return out.stdout.split()[-1]
 
 
-def host_tarball(bundle: Path, unpacked: Path, out: Path, top: str) -> Path:
+def host_tarball(bundle: Path, unpacked: Path, out: Path, top: str, version: str) -> Path:
     """`top/install.sh` and `top/webmcp-sidecar/` (the bundle, its extension folder replaced by
     the release's unpacked tree, so `install` points the user at what was released)."""
     def add_tree(t: tarfile.TarFile, base: Path, arc: str, skip: Path | None = None) -> None:
@@ -155,7 +155,7 @@ def host_tarball(bundle: Path, unpacked: Path, out: Path, top: str) -> Path:
             t.addfile(install, f)
         add_tree(t, bundle, f"{top}/webmcp-sidecar", skip=internal / "extension")
         add_tree(t, unpacked, f"{top}/webmcp-sidecar/_internal/extension")
-        readme = (f"WebMCP Sidecar {top.split('-')[-1]}\n\n"
+        readme = (f"WebMCP Sidecar {version}\n\n"
                   "Run ./install.sh to install (./install.sh --uninstall removes it), then load\n"
                   "the extension as install.sh says. More: docs/INSTALL.md in the source.\n").encode()
         info = tarfile.TarInfo(f"{top}/README.txt")
@@ -222,7 +222,7 @@ def build(dist: Path, bundle: Path | None, screenshots: bool) -> list[Path]:
         raise SystemExit(f"release: the bundle {bundle} is version {got}, not {version}: "
                          "rebuild it (installers/build.sh)")
     artifacts.append(host_tarball(bundle, unpacked, dist / f"{name}-{platform_tag()}.tar.gz",
-                                  name))
+                                  name, version))
     sha256sums(artifacts, dist / "SHA256SUMS")
     if screenshots:
         from screenshots import take  # installers/screenshots.py (needs the venv's Playwright)

@@ -35,7 +35,8 @@ from webmcp_sidecar import EXTENSION_ID, GECKO_ID, __version__
 from webmcp_sidecar.demo.chromium import find_chromium
 from webmcp_sidecar.demo.firefox import launch as firefox_launch
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.bundle, pytest.mark.firefox,
+              pytest.mark.fresh_browser]
 
 ROOT = Path(__file__).resolve().parents[2]
 
