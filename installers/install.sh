@@ -23,9 +23,17 @@ if [ "${1:-}" = "--uninstall" ]; then
     "$app/webmcp-sidecar" uninstall "$@"
   fi
   [ -L "$link" ] && [ "$(readlink "$link")" = "$app/webmcp-sidecar" ] && rm -f "$link"
-  rm -rf "$app"
+  # The folders install made for the link (e.g. ~/.local/bin on a fresh account), when empty.
+  made=$(cat "$app_root/created-dirs" 2>/dev/null || true)
+  rm -rf "$app" "$app_root/created-dirs"
   rmdir "$app_root" 2>/dev/null || true
+  # Children sort after their parents: reversed, each goes before the folder holding it.
+  while IFS= read -r d; do
+    [ -n "$d" ] && rmdir "$d" 2>/dev/null || true
+  done < <(printf '%s\n' "$made" | sort -ru)
   echo "WebMCP Sidecar removed. Remove the extension from your browser's extensions page."
+  echo "Its logs stay in its log folder (Linux: ~/.local/state/webmcp-sidecar, macOS:"
+  echo "~/Library/Logs/webmcp-sidecar); delete it if you do not need them."
   exit 0
 fi
 
@@ -61,6 +69,11 @@ if [ -z "$bundle" ]; then
   bundle=$(dirname "$("$root/installers/build.sh" | tail -1)")
 fi
 
+# The folders this install makes (a fresh account has no ~/.local): --uninstall removes them
+# again when they are empty.
+missing_dirs() { local d=$1; while [ ! -d "$d" ]; do echo "$d"; d=$(dirname "$d"); done; }
+new_dirs=$({ missing_dirs "$(dirname "$app_root")"; missing_dirs "$(dirname "$link")"; })
+
 if [ "$bundle" != "$app" ]; then
   # New inodes, not overwrites: a host the browser is running keeps its files.
   mkdir -p "$app_root"
@@ -74,6 +87,9 @@ if [ "$(uname -s)" = Darwin ]; then
   xattr -dr com.apple.quarantine "$app" 2>/dev/null || true
 fi
 mkdir -p "$(dirname "$link")"
+if [ -n "$new_dirs" ]; then
+  printf '%s\n' "$new_dirs" >> "$app_root/created-dirs"
+fi
 ln -sf "$app/webmcp-sidecar" "$link"
 
 status=0

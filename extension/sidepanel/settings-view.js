@@ -1,8 +1,11 @@
 // Settings: provider, model, base URL, the API key (typed here, sent once to the host's
-// keyring, then forgotten), mode, limits; and the connection's state.
+// keyring, then forgotten), mode, limits; the connection's state; and what a build without the
+// debugger (the Chrome Web Store build, Firefox) leaves out.
 
 import { h } from './dom.js';
 import { SETTINGS_RANGES } from '../lib/protocol.js';
+import { browserLabel } from '../lib/browser.js';
+import { browserName, buildNote } from '../lib/browser-support.js';
 
 export class SettingsView {
   // The form's controls: render() makes them on the first agent_state, and nothing reads them
@@ -38,6 +41,9 @@ export class SettingsView {
     this.form.addEventListener('input', edited);
     this.form.addEventListener('change', edited);
     root.append(this.form, h('h3', { text: 'Connection' }), this.connection);
+    // A build without the debugger (the store build, Firefox) says what that leaves out.
+    const note = buildNote(!!globalThis.chrome?.debugger, browserName(browserLabel(globalThis.navigator?.userAgent ?? '')));
+    if (note) root.append(h('h3', { text: 'This build' }), h('p', { id: 'build-note', class: 'muted pad', text: note }));
     this.showConnection();
   }
 

@@ -21,6 +21,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="webmcp-sidecar",
         description="WebMCP tools from your browser, for your MCP clients.",
     )
+    from webmcp_sidecar import __version__
+
+    p.add_argument("--version", action="version", version=f"webmcp-sidecar {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     mcp = sub.add_parser("mcp", help="the stdio MCP server (what MCP clients launch)")

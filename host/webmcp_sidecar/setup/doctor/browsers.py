@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from webmcp_sidecar import EXTENSION_ID, GECKO_ID, HOST_NAME
+from webmcp_sidecar.extension_ids import chromium_ids
 from webmcp_sidecar.setup.doctor.checks import EXITED, FORBIDDEN, NOT_FOUND, Check, DoctorOptions
 from webmcp_sidecar.setup.install import browsers as br
 from webmcp_sidecar.setup.install.engine import Context
@@ -86,7 +87,7 @@ def _check_targets(ctx: Context, opts: DoctorOptions, targets: list[br.Target]) 
                       fix="install Chrome, Chromium, Edge, Brave, Vivaldi or Firefox, or name "
                           "yours: "
                           "webmcp-sidecar doctor --browser NAME / --user-data-dir DIR")]
-    ids = list(dict.fromkeys([EXTENSION_ID, *ctx.state.extension_ids, *opts.extension_ids]))
+    ids = list(dict.fromkeys([*chromium_ids(), *ctx.state.extension_ids, *opts.extension_ids]))
     launched: dict[str, Check] = {}
     per_target = [_check_target(ctx, t, ids, opts, launched) for t in targets]
     any_ok = any(all(c.status != "fail" for c in cs) for cs in per_target)
@@ -194,8 +195,8 @@ def _check_origins(cid: str, name: str, m: dict[str, Any], ids: list[str],
         allowed = set(m["allowed_origins"])
         missing = [i for i in ids if f"chrome-extension://{i}/" not in allowed]
     if missing:
-        extra = "".join(f" --extension-id {i}" for i in missing if i not in (EXTENSION_ID,
-                                                                             GECKO_ID))
+        extra = "".join(f" --extension-id {i}" for i in missing
+                        if i not in (*chromium_ids(), GECKO_ID))
         return Check(id=f"{cid}:origins", status="fail", title=f"{name}: allowed origins",
                      detail=f"extension id(s) {', '.join(missing)} not allowed: {FORBIDDEN}",
                      fix=_install_fix(t, extra))

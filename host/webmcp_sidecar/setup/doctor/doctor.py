@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from webmcp_sidecar.extension_ids import describe_origin
 from webmcp_sidecar.setup.doctor.browsers import check_browsers
 from webmcp_sidecar.setup.doctor.checks import Check, DoctorOptions, DoctorReport
 from webmcp_sidecar.setup.install import clients as cl
@@ -118,10 +119,12 @@ def check_hosts(timeout: float = 3.0) -> list[Check]:
                 fix=f"remove {ep.path}" if stale else "restart the browser"))
     for ep, w in live:
         assert w is not None
-        who = f"host {w.get('pid')} for {w.get('extension_origin') or '?'}"
+        origin = str(w.get("extension_origin") or "")
+        who = f"host {w.get('pid')} for {origin or '?'}"
         browser = w.get("browser") or "browser not yet known"
         if w.get("extension_connected"):
-            detail = (f"{who} ({browser}): extension {w.get('extension_version')} connected, "
+            detail = (f"host {w.get('pid')} ({browser}): extension {w.get('extension_version')} "
+                      f"connected: {describe_origin(origin)}; "
                       f"{len(w.get('sites') or {})} site(s) with tools")
             checks.append(Check(id=f"host:{ep.pid}", status="ok", title="host reachable",
                                 detail=detail))

@@ -22,6 +22,19 @@ def _names(values: list[str]) -> list[str]:
     return [n.strip() for v in values for n in v.split(",") if n.strip()]
 
 
+def _extension_ids(args: argparse.Namespace) -> list[str]:
+    """`--extension-id`s, then those of WEBMCP_SIDECAR_EXTENSION_IDS (a self-published id set
+    once, e.g. for install.sh); ValueError names one that is not an id."""
+    from webmcp_sidecar.extension_ids import from_env, is_extension_id
+
+    given = _names(args.extension_id)
+    bad = [i for i in given if not is_extension_id(i)]
+    if bad:
+        raise ValueError(f"--extension-id {bad[0][:80]!r} is not an extension id (a Chromium id "
+                         "is 32 letters a-p; a Firefox one is name@domain or {GUID})")
+    return list(dict.fromkeys([*given, *from_env()]))
+
+
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     inst = sub.add_parser(
         "install", help="register the host with your browsers and MCP clients",
@@ -88,9 +101,14 @@ def run_install(ctx: Context, args: argparse.Namespace) -> int:
     if clash:
         print(f"error: {clash}", file=sys.stderr)
         return 2
+    try:
+        ids = _extension_ids(args)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     opts = InstallOptions(
         browsers=_names(args.browser), user_data_dir=args.user_data_dir,
-        extension_ids=_names(args.extension_id), system=args.system,
+        extension_ids=ids, system=args.system,
         clients=clients, no_clients=args.no_clients, no_browsers=args.no_browsers,
     )
     plan = plan_install(ctx, opts)
@@ -143,8 +161,13 @@ def run_doctor(ctx: Context, args: argparse.Namespace) -> int:
     from webmcp_sidecar.setup.doctor.doctor import DoctorOptions
     from webmcp_sidecar.setup.doctor.doctor import run_doctor as doctor
 
+    try:
+        ids = _extension_ids(args)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     opts = DoctorOptions(browsers=_names(args.browser), user_data_dir=args.user_data_dir,
-                         extension_ids=_names(args.extension_id), system=args.system,
+                         extension_ids=ids, system=args.system,
                          launch=not args.no_launch)
     report = doctor(ctx, opts)
     if args.json:

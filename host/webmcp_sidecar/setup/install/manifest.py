@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from webmcp_sidecar import EXTENSION_ID, GECKO_ID, HOST_NAME
+from webmcp_sidecar import GECKO_ID, HOST_NAME
+from webmcp_sidecar.extension_ids import chromium_ids
 from webmcp_sidecar.paths import data_dir
 from webmcp_sidecar.setup.install import fsops
 from webmcp_sidecar.setup.install.osenv import OsName, current_os
@@ -26,10 +27,12 @@ def is_gecko_id(extension_id: str) -> bool:
 
 def manifest(host_path: Path, extension_ids: list[str] | None = None,
              family: Family = "chromium") -> dict[str, Any]:
-    """Our host manifest for a browser `family`. `extension_ids`: more ids to allow besides ours
-    (each goes to the family its form belongs to)."""
+    """Our host manifest for a browser `family`: Chromium's allows our development and store
+    ids (extension_ids.py); `extension_ids`: more ids to allow besides ours (each goes to the
+    family its form belongs to)."""
+    ours = chromium_ids()
     extra = [i for i in dict.fromkeys(extension_ids or [])
-             if i not in (EXTENSION_ID, GECKO_ID) and is_gecko_id(i) == (family == "firefox")]
+             if i not in (*ours, GECKO_ID) and is_gecko_id(i) == (family == "firefox")]
     data: dict[str, Any] = {
         "name": HOST_NAME,
         "description": "WebMCP Sidecar native host: bridges the browser's WebMCP tools to MCP "
@@ -40,7 +43,7 @@ def manifest(host_path: Path, extension_ids: list[str] | None = None,
     if family == "firefox":
         data["allowed_extensions"] = [GECKO_ID, *extra]
     else:
-        data["allowed_origins"] = [f"chrome-extension://{i}/" for i in [EXTENSION_ID, *extra]]
+        data["allowed_origins"] = [f"chrome-extension://{i}/" for i in [*ours, *extra]]
     return data
 
 

@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from webmcp_sidecar import EXTENSION_ID
+from webmcp_sidecar.extension_ids import chromium_ids
 from webmcp_sidecar.setup.install import browsers as br
 from webmcp_sidecar.setup.install import fsops
 from webmcp_sidecar.setup.install.engine import Context, InstallOptions, Plan, Section, Step
@@ -107,7 +107,7 @@ def plan_install(ctx: Context, opts: InstallOptions) -> Plan:
     # Forget manifests whose whole folder has gone (a deleted temporary profile).
     ctx.state.files = [f for f in ctx.state.files if Path(f.path).parent.exists()]
     ids = list(dict.fromkeys([*ctx.state.extension_ids, *opts.extension_ids]))
-    ids = [i for i in ids if i != EXTENSION_ID]
+    ids = [i for i in ids if i not in chromium_ids()]
     targets = [] if opts.no_browsers else _targets(ctx, opts, plan)
     host = _host_path(ctx, plan) if targets else None
     for t in targets:
