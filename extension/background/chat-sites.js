@@ -123,9 +123,9 @@ export class ChatSites {
 
   // --- the host --------------------------------------------------------------------------------
 
-  /** `chat_sites`: the enabled adapters; tabs open on their sites get the toolbar now. */
-  async update(raw) {
-    this.adapters = Array.isArray(raw?.sites) ? raw.sites.slice(0, MAX_ADAPTERS) : [];
+  /** The enabled adapters (`docs` of kind `chat_sites`); tabs open on their sites get the toolbar now. @param {any} docs */
+  async update(docs) {
+    this.adapters = Array.isArray(docs) ? docs.slice(0, MAX_ADAPTERS) : [];
     for (const port of this.ports) this.postState(port);
     const tabs = await this.w.chrome.tabs.query({}).catch(() => []);
     for (const tab of tabs) if (tab.id !== undefined && tab.url) void this.offer(tab.id, tab.url);

@@ -66,14 +66,31 @@ export function createRoutes(w) {
   const panelRequest = (msg, sender, respond) => browserTools.onPanelRequest(msg, sender, respond);
   const chatSitesPanel = (msg, sender, respond) => w.chatSites?.panelRequest(msg, sender, respond) ?? false;
 
+  /**
+   * The kinds of the user's documents the worker uses (documents/kinds.py `feeds_worker`): kind
+   * -> its module's handler of the enabled documents (already checked: a list of objects). A
+   * new kind is a row here, not a message type.
+   * @type {Map<string, (docs: any[]) => void>}
+   */
+  const FEEDS = new Map([
+    // Skills, matched against the tabs (their calls come as `call`).
+    ['skills', (docs) => w.skills.update(docs)],
+    // AI chat websites' adapters: tabs open on their sites get the toolbar.
+    ['chat_sites', (docs) => void w.chatSites?.update(docs)],
+  ]);
+
   /** Host -> extension (the native port; a chunked message is routed once joined). */
   const HOST = table({
     // Site tools (the pages' own, through their content scripts).
     call: ['site-calls.js', checked((m) => siteCalls.call(m))],
     cancel: ['browser-tools.js, else site-calls.js', (raw) => browserTools.onHostMessage(raw) || cancelSiteCall(raw)],
     open_url: ['open-url.js', checked((m) => void w.openUrl(m.id, m.url))],
-    // Skills: the user's enabled skills, matched against the tabs (their calls come as `call`).
-    skills: ['skills.js', (raw) => w.skills.update(raw)],
+    // The user's documents the worker uses (skills, chat-site adapters), to their module by kind.
+    docs: ['skills.js, chat-sites.js', checked((m) => {
+      const feed = FEEDS.get(m.kind);
+      if (feed) feed(m.docs);
+      else log('warning', `ignored the host's documents of a kind the worker does not use: ${m.kind}`);
+    })],
     // Browser tools and MCP sessions' tabs.
     browser_call: ['browser-tools.js', (raw) => browserTools.onHostMessage(raw)],
     session: ['panel-bridge.js, browser-tools.js', (raw) => {
@@ -93,8 +110,7 @@ export function createRoutes(w) {
     agent_servers: ['panel-bridge.js', toPanels],
     // The user's documents (skills, chat-site adapters): the host's answers to the panels' `panel_doc`.
     doc_answer: ['panel-bridge.js', toPanels],
-    // AI chat websites: the adapters, and local servers' answers for their calls.
-    chat_sites: ['chat-sites.js', (raw) => void w.chatSites?.update(raw)],
+    // AI chat websites: local servers' answers for their calls (the adapters come as `docs`).
     chat_server_result: ['chat-sites.js', (raw) => w.chatSites?.serverResult(raw)],
     // Local MCP servers' calls (the host runs them): the operation log only.
     agent_server_call: ['panel-bridge.js', (raw) => panel.serverCall(raw)],
@@ -102,10 +118,9 @@ export function createRoutes(w) {
     host_hello: ['native-link.js, panel-bridge.js', checked((m) => {
       link.hostHello(m); // another protocol: no call is routed (routeHost), the panels say why
       panel.statusChanged();
-      // The host answers this with the skills and the chat-site adapters (chat_link.py).
-      if (!link.mismatch) { // a worker that (re)connected has neither: ask for both
-        toHost({ type: 'skills_get' });
-        toHost({ type: 'chat_sites_get' });
+      // The host answers each with that kind's documents (`docs`; native_host/doc_link.py).
+      if (!link.mismatch) { // a worker that (re)connected has none: ask for every kind it uses
+        for (const kind of FEEDS.keys()) toHost({ type: 'doc_get', kind });
       }
     })],
     // An MCP entry's offer of its own link (the host passes it on; entry-links.js).

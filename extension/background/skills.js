@@ -75,9 +75,9 @@ export class Skills {
     });
   }
 
-  /** The host's `skills` message: the new list; every open tab is looked at again. @param {any} raw */
-  update(raw) {
-    const list = Array.isArray(raw?.skills) ? raw.skills : [];
+  /** The host's skills (`docs` of kind `skills`): the new list; every open tab is looked at again. @param {any} docs */
+  update(docs) {
+    const list = Array.isArray(docs) ? docs : [];
     this.list = list.filter((s) => s && typeof s === 'object' && typeof s.name === 'string' && Array.isArray(s.tools)
       && Array.isArray(s.match)).slice(0, MAX_SKILLS);
     this.chrome.tabs.query({}).then((tabs) => {

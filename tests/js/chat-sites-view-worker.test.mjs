@@ -44,7 +44,7 @@ function setup() {
 
 test('the sites of each adapter: its hostnames, open tabs, and sites with settings', async () => {
   const { cs, ask } = setup();
-  await cs.update({ sites: [ADAPTER] });
+  await cs.update([ADAPTER]);
   const r = /** @type {any} */ (await ask({ type: 'chat_sites_state' }));
   assert.deepEqual(r.sites.map((s) => [s.site, s.adapter, s.open, s.enabled]),
     [['127.0.0.1:8123', 'replica', true, false], ['chat.test', 'replica', false, false]]);
@@ -52,7 +52,7 @@ test('the sites of each adapter: its hostnames, open tabs, and sites with settin
 
 test('tools, then a change: stored, the open toolbar told, the hook injected', async () => {
   const { cs, ask, stored, injected } = setup();
-  await cs.update({ sites: [ADAPTER] });
+  await cs.update([ADAPTER]);
   await new Promise((r) => setTimeout(r, 10));
   assert.equal(injected.filter((o) => o.world === 'MAIN').length, 0);
   const posted = [];
@@ -78,7 +78,7 @@ test('tools, then a change: stored, the open toolbar told, the hook injected', a
 
 test('extension pages only, and only sites an adapter names', async () => {
   const { cs, ask } = setup();
-  await cs.update({ sites: [ADAPTER] });
+  await cs.update([ADAPTER]);
   await assert.rejects(ask({ type: 'chat_sites_state' }, { id: ID, url: 'http://127.0.0.1:8123/', tab: { id: 4 } }));
   assert.ok(await ask({ type: 'chat_sites_state' }, { ...PANEL, tab: { id: 9 } })); // the panel opened in a tab
   await assert.rejects(ask({ type: 'chat_sites_state' }, { id: 'another', url: 'chrome-extension://another/x.html' }));
@@ -90,7 +90,7 @@ test('extension pages only, and only sites an adapter names', async () => {
 test('an https chat site settings never reach a plain-http page of its host (a network attacker)', async () => {
   const { cs, injected } = setup();
   const adapter = { ...ADAPTER, hostnames: ['chat.example'] };
-  await cs.update({ sites: [adapter] });
+  await cs.update([adapter]);
   cs.prefs = { 'chat.example': { enabled: true, chosen: ['site:a.test/add'], autoRun: true, autoSend: true, allowed: [] } };
   injected.length = 0;
   // The http page gets no toolbar, no hook, no state, and cannot run or change anything.
@@ -117,7 +117,7 @@ test('auto-run never takes a web page word that its own tool only reads; a skill
   const skills = { snapshot: () => ({ 'a.test': [{ name: 'wipe', annotations: { readOnlyHint: true } }],
     'b.test': [{ name: 'list', source: 'skill', annotations: { readOnlyHint: true } }] }) };
   cs.w.registry = /** @type {any} */ (skills);
-  await cs.update({ sites: [ADAPTER] });
+  await cs.update([ADAPTER]);
   await ask({ type: 'chat_sites_set', site: '127.0.0.1:8123', enabled: true, autoRun: true,
     chosen: ['site:a.test/wipe', 'site:b.test/list', 'mcp:everything/echo'] });
   const posted = [];
@@ -142,7 +142,7 @@ test('auto-run: read-only tools when the site allows it; any other only when all
 test('a site with two apps: the page gets both adapters, a round trip verifies the one whose request it was, a stale report shows in the view', async () => {
   const { cs, ask, sent } = setup();
   const OLD = { ...ADAPTER, name: 'replica-old', request: { ...ADAPTER.request, url: '/old/chat' } };
-  await cs.update({ sites: [ADAPTER, OLD] });
+  await cs.update([ADAPTER, OLD]);
   const posted = [];
   const port = { sender: { tab: { id: 4 }, frameId: 0, url: 'http://127.0.0.1:8123/', id: ID }, postMessage: (m) => posted.push(m) };
   cs.ports.add(/** @type {any} */ (port));

@@ -65,7 +65,7 @@ test('the link carries calls and cancels only: anything else from it is refused 
   loop.open(40123, TOKEN);
   const [ws] = FakeWS.made;
   ws.accept();
-  for (const type of ['skills', 'browser_call', 'entry_link', 'host_hello', 'chunk']) ws.receive({ type, id: 'x' });
+  for (const type of ['docs', 'browser_call', 'entry_link', 'host_hello', 'chunk']) ws.receive({ type, id: 'x' });
   ws.receive([1, 2]);
   ws.receive('null');
   ws.receive({ type: 'cancel', id: 'c9' });

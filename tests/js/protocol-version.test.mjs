@@ -43,7 +43,7 @@ test('a host of the same protocol changes nothing, and is asked for the skills a
   w.host({ type: 'host_hello', protocol: PROTOCOL_VERSION, host_version: '0.1.0' });
   assert.equal(w.status().state, 'connected');
   assert.equal(w.status().hint, null);
-  assert.deepEqual(w.fromHost(), [{ type: 'skills_get' }, { type: 'chat_sites_get' }]);
+  assert.deepEqual(w.fromHost(), [{ type: 'doc_get', kind: 'skills' }, { type: 'doc_get', kind: 'chat_sites' }]);
 });
 
 test('a host_hello without a protocol is logged back, not believed', (t) => {

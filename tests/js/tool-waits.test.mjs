@@ -128,7 +128,7 @@ test('a health check that a new load cuts short leaves the skill tools in place 
   };
   w.chrome.runtime.getManifest = () => ({ version: '0.1.0' });
   const healthy = () => checks.shift().resolve([{ frameId: 0, result: { healthy: true } }]);
-  w.host({ type: 'skills', skills: [SKILL] });
+  w.host({ type: 'docs', kind: 'skills', docs: [SKILL] });
   await until(() => checks.length, 'a health check');
   healthy();
   await until(() => w.worker.registry.siteTools('a.com').length, 'the skill tools');
@@ -156,7 +156,7 @@ test('a skill healthy on the last page keeps its tools while the next page is ch
   const checks = [];
   w.chrome.scripting = { executeScript: () => new Promise((resolve) => checks.push(resolve)) };
   const answer = (healthy) => checks.shift()([{ frameId: 0, result: healthy ? { healthy: true } : { healthy: false, missing: ['#ok'] } }]);
-  w.host({ type: 'skills', skills: [SKILL] });
+  w.host({ type: 'docs', kind: 'skills', docs: [SKILL] });
   await until(() => checks.length, 'a health check');
   answer(true);
   await until(() => w.worker.registry.siteTools('a.com').length, 'the skill tools');
@@ -188,7 +188,7 @@ test('a skill that fails every check on the new page loses its tools; a call say
   const checks = [];
   w.chrome.scripting = { executeScript: () => new Promise((resolve) => checks.push(resolve)) };
   const answer = (healthy) => checks.shift()([{ frameId: 0, result: healthy ? { healthy: true } : { healthy: false, missing: ['#ok'] } }]);
-  w.host({ type: 'skills', skills: [SKILL] });
+  w.host({ type: 'docs', kind: 'skills', docs: [SKILL] });
   await until(() => checks.length, 'a health check');
   answer(true);
   await until(() => w.worker.registry.siteTools('a.com').length, 'the skill tools');

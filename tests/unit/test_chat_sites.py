@@ -198,18 +198,23 @@ class FakeHost:
         self.sent.append(json.loads(payload))
 
 
-def test_chat_sites_get_is_answered_and_skills_get_left_to_the_skills_plugin(tmp_path: Path):
+def test_doc_get_of_chat_sites_is_answered_and_of_skills_left_to_the_skills_link(tmp_path: Path):
     from webmcp_sidecar.native_host.app import Host
+    from webmcp_sidecar.native_host.doc_link import Documents
+    from webmcp_sidecar.native_host.skills_link import SkillsLink
     from webmcp_sidecar.native_host.stdio import FrameWriter
 
     sent: list[bytes] = []
     host = Host("chrome-extension://x/", FrameWriter(sent.append))
     asked: list[str] = []
-    host.routes["skills_get"] = lambda raw, payload: asked.append("skills")
-    host.add(chat_link.ChatLink(host, tmp_path))
-    host.on_browser_frame(b'{"type":"chat_sites_get"}')
-    assert json.loads(sent[-1][4:])["type"] == "chat_sites"
-    host.on_browser_frame(b'{"type":"skills_get"}')
+    skills = SkillsLink(host, tmp_path / "skills")
+    skills.on_get = lambda raw, payload: asked.append("skills")  # type: ignore[method-assign]
+    chat = chat_link.ChatLink(host, tmp_path)
+    host.add(chat)
+    host.add(Documents(host, [skills, chat]))
+    host.on_browser_frame(b'{"type":"doc_get","kind":"chat_sites"}')
+    assert json.loads(sent[-1][4:])["type"] == "docs"
+    host.on_browser_frame(b'{"type":"doc_get","kind":"skills"}')
     assert asked == ["skills"]
 
 
@@ -217,18 +222,18 @@ def test_link_sends_adapters_once_and_again_after_a_change(tmp_path: Path):
     host = FakeHost()
     link = chat_link.ChatLink(host, tmp_path)  # type: ignore[arg-type]
     link.on_get({}, b"")
-    assert host.sent[-1]["type"] == "chat_sites"
-    assert {s["name"] for s in host.sent[-1]["sites"]} == SHIPPED
+    assert host.sent[-1]["type"] == "docs"
+    assert {s["name"] for s in host.sent[-1]["docs"]} == SHIPPED
     link.push()
     assert len(host.sent) == 1  # nothing changed: nothing sent
     link.on_panel(
         {"type": "panel_doc", "kind": "chat_sites", "id": "1", "op": "save", "text": text_of(adapter())}, b""
     )
     pushed, answer = host.sent[-2:]
-    assert pushed["type"] == "chat_sites" and "replica" in {s["name"] for s in pushed["sites"]}
+    assert pushed["type"] == "docs" and "replica" in {s["name"] for s in pushed["docs"]}
     assert answer == {**answer, "type": "doc_answer", "id": "1", "ok": True}
     link.on_verified({"type": "chat_site_verified", "name": "replica", "host": "127.0.0.1:8123"}, b"")
-    assert next(s for s in host.sent[-1]["sites"] if s["name"] == "replica")["verified"] is True
+    assert next(s for s in host.sent[-1]["docs"] if s["name"] == "replica")["verified"] is True
     link.on_panel({"type": "panel_doc", "kind": "chat_sites", "id": "2", "op": "validate", "text": "{"}, b"")
     assert host.sent[-1]["ok"] is False and "not valid JSON" in host.sent[-1]["problems"][0]
     link.on_panel(

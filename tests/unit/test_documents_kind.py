@@ -13,8 +13,8 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from webmcp_sidecar.documents.cli import DocCommands, DocTexts, doc_group
-from webmcp_sidecar.documents.kind import DocKind, Feed, Words
-from webmcp_sidecar.native_host.doc_link import DocsPanel, link_class
+from webmcp_sidecar.documents.kind import DocKind, Words
+from webmcp_sidecar.native_host.doc_link import Documents, link_class
 
 
 class Prompt(BaseModel):
@@ -40,7 +40,7 @@ PROMPTS = DocKind(
         missing="No prompt named {name!r}.",
         exists="A prompt named {name!r} is already added.",
     ),
-    feed=Feed(get="prompts_get", type="prompts", field="prompts"),
+    feeds_worker=True,
     source="prompt.json",
 )
 
@@ -103,14 +103,15 @@ class FakeHost:
 def test_the_host_plugins_feed_and_answer_it(tmp_path: Path):
     host = FakeHost()
     cls = link_class(PROMPTS)
-    assert cls.HANDLES == {"prompts_get": "on_get"}
+    assert cls.HANDLES == {}  # its messages are every kind's: `doc_get`, `panel_doc` (Documents)
     link = cls(host, tmp_path / "prompts")  # type: ignore[arg-type]
-    panel = DocsPanel(host, [link])  # type: ignore[arg-type]
-    link.on_get({"type": "prompts_get"}, b"")
-    assert host.sent == [{"type": "prompts", "prompts": []}]
+    panel = Documents(host, [link])  # type: ignore[arg-type]
+    panel.on_get({"type": "doc_get", "kind": "prompts"}, b"")
+    assert host.sent == [{"type": "docs", "kind": "prompts", "docs": []}]
     panel.on_panel({"type": "panel_doc", "kind": "prompts", "id": "1", "op": "save", "text": text_of()}, b"")
     fed, answer = host.sent[1:]
-    assert fed == {"type": "prompts", "prompts": [{"name": "greet", "title": "Greet", "text": "Say hello."}]}
+    doc = {"name": "greet", "title": "Greet", "text": "Say hello."}
+    assert fed == {"type": "docs", "kind": "prompts", "docs": [doc]}
     assert (answer["type"], answer["kind"], answer["ok"], answer["docs"][0]["name"]) == (
         "doc_answer",
         "prompts",

@@ -1,4 +1,4 @@
-"""The host's skills plugin: `skills_get` answered with the enabled skills, a change in the
+"""The host's skills plugin: `doc_get` of skills answered with the enabled skills, a change in the
 skills dir pushed without being asked, and the side panel's `panel_doc` requests answered
 (one `doc_answer` each, errors in plain words, never a crash)."""
 
@@ -39,24 +39,24 @@ def shop_text() -> str:
     return (EXAMPLES / "demo-shop.skill.json").read_text()
 
 
-def test_skills_get_sends_the_enabled_skills_and_again_after_a_reconnect(link):
+def test_doc_get_sends_the_enabled_skills_and_again_after_a_reconnect(link):
     sl, host = link
-    sl.on_get({"type": "skills_get"}, b"")
-    assert host.take() == [{"type": "skills", "skills": []}]
+    sl.on_get({"type": "doc_get", "kind": "skills"}, b"")
+    assert host.take() == [{"type": "docs", "kind": "skills", "docs": []}]
     sl.store().add_text(shop_text())
     sl.push()
     [msg] = host.take()
-    assert [s["name"] for s in msg["skills"]] == ["demo-shop"]
+    assert [s["name"] for s in msg["docs"]] == ["demo-shop"]
     sl.push()
     assert host.take() == []  # unchanged: nothing sent
-    sl.on_get({"type": "skills_get"}, b"")  # a new worker has nothing: it gets the list again
-    assert [m["type"] for m in host.take()] == ["skills"]
+    sl.on_get({"type": "doc_get", "kind": "skills"}, b"")  # a new worker has nothing: it gets the list again
+    assert [m["type"] for m in host.take()] == ["docs"]
 
 
 @pytest.mark.anyio
 async def test_a_change_in_the_dir_is_pushed_unasked(link):
     sl, host = link
-    sl.on_get({"type": "skills_get"}, b"")
+    sl.on_get({"type": "doc_get", "kind": "skills"}, b"")
     host.take()
     sl.store().add_text(shop_text())  # as the CLI or an editor would, behind the link's back
     for _ in range(100):
@@ -64,7 +64,7 @@ async def test_a_change_in_the_dir_is_pushed_unasked(link):
         if host.sent:
             break
     [msg] = host.take()
-    assert [s["name"] for s in msg["skills"]] == ["demo-shop"]
+    assert [s["name"] for s in msg["docs"]] == ["demo-shop"]
     assert sl.watch.task is not None
     sl.watch.task.cancel()
 
@@ -74,7 +74,7 @@ def test_panel_requests_list_save_disable_and_errors(link):
     sl.on_panel({"type": "panel_doc", "kind": "skills", "id": "1", "op": "save", "text": shop_text()}, b"")
     sent = host.take()
     # The worker hears of the new skill at once, and the panel gets the list.
-    assert [m["type"] for m in sent] == ["skills", "doc_answer"]
+    assert [m["type"] for m in sent] == ["docs", "doc_answer"]
     answer = sent[1]
     assert answer["id"] == "1" and answer["ok"] is True
     assert [s["name"] for s in answer["docs"]] == ["demo-shop"]
@@ -89,7 +89,7 @@ def test_panel_requests_list_save_disable_and_errors(link):
     }
     sl.on_panel(req, b"")
     sent = host.take()
-    pushed = sent[0]["skills"][0]
+    pushed = sent[0]["docs"][0]
     assert "checkout" not in [t["name"] for t in pushed["tools"]]
 
     sl.on_panel(

@@ -183,24 +183,17 @@ export const HOST_TO_EXTENSION = Object.freeze(Object.assign(Object.create(null)
     out["token"] = v;
     return { ok: true, msg: out };
   },
-  /** @param {any} m @returns {Checked<import("./message-types.js").Skills>} */
-  skills(m) {
-    /** @type {any} */ const out = { type: "skills" };
+  /** @param {any} m @returns {Checked<import("./message-types.js").Docs>} */
+  docs(m) {
+    /** @type {any} */ const out = { type: "docs" };
     let v;
-    v = m["skills"];
+    v = m["kind"];
+    if (!(typeof v === 'string' && /^[a-z][a-z0-9_]{0,39}$/.test(v))) return no("kind");
+    out["kind"] = v;
+    v = m["docs"];
     if (v === undefined || v === null) v = [];
-    else if (!(Array.isArray(v) && v.every((x) => isObject(x)))) return not("skills", "a list");
-    out["skills"] = v;
-    return { ok: true, msg: out };
-  },
-  /** @param {any} m @returns {Checked<import("./message-types.js").ChatSites>} */
-  chat_sites(m) {
-    /** @type {any} */ const out = { type: "chat_sites" };
-    let v;
-    v = m["sites"];
-    if (v === undefined || v === null) v = [];
-    else if (!(Array.isArray(v) && v.every((x) => isObject(x)))) return not("sites", "a list");
-    out["sites"] = v;
+    else if (!(Array.isArray(v) && v.every((x) => isObject(x)))) return not("docs", "a list");
+    out["docs"] = v;
     return { ok: true, msg: out };
   },
   /** @param {any} m @returns {Checked<import("./message-types.js").ChatServerResult>} */

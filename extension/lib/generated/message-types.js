@@ -56,14 +56,6 @@
  * @typedef {{type: "chat_site_verified", name: string, host: string}} ChatSiteVerified
  */
 /**
- * host->browser: the enabled chat-site adapters, each a document of `chat_sites.model.ChatSite` plus `verified` (docs/CHAT_SITES.md). Sent on `chat_sites_get` and whenever they change.
- * @typedef {{type: "chat_sites", sites?: Array<Record<string, any>>}} ChatSites
- */
-/**
- * browser->host: send me the chat-site adapters (after `host_hello`; the answer is `ChatSites`).
- * @typedef {{type: "chat_sites_get"}} ChatSitesGet
- */
-/**
  * One piece of a message too big for one frame (host->browser frames max 1 MiB).
  * @typedef {{type: "chunk", cid: string, seq: number, last: boolean, data: string}} Chunk
  */
@@ -80,6 +72,14 @@
 /**
  * host->side panels (relayed by the worker): the answer to `panel_doc` `id`: the documents as `<kind> list --json` shows them (list and every change), a file's text (get, schema), or the problems of a text (validate, save). An empty `id`: a kind's documents changed.
  * @typedef {{type: "doc_answer", kind: string, id: string, ok: boolean, docs?: (Array<Record<string, any>>|null), text?: (string|null), problems?: (Array<string>|null), error?: (string|null)}} DocAnswer
+ */
+/**
+ * browser->host: send me the enabled documents of `kind` (after `host_hello`; the answer is `docs`, then again whenever they change). A kind the host does not feed is logged and ignored.
+ * @typedef {{type: "doc_get", kind: string}} DocGet
+ */
+/**
+ * host->browser: the enabled documents of `kind` (a kind with `feeds_worker`), validated by the host's store: skills with their disabled tools left out (docs/SKILLS.md), chat-site adapters with `verified` (docs/CHAT_SITES.md). Sent on `doc_get` and whenever they change; the worker hands them to the kind's module and ignores a kind it does not use.
+ * @typedef {{type: "docs", kind: string, docs?: Array<Record<string, any>>}} Docs
  */
 /**
  * @typedef {{type: "entry_hello", client?: string, pid?: number, token?: string, protocol?: number}} EntryHello
@@ -215,14 +215,6 @@
 /**
  * A site's whole tool set changed; an empty list means the site has gone.
  * @typedef {{type: "site_tools", site: string, tools: Array<Tool>, notice?: (string|null)}} SiteTools
- */
-/**
- * host->browser: the enabled skills, each a document of `skills.model.Skill` (validated by the host's store; disabled tools already left out). Sent on `skills_get` and whenever the user's skills change; the worker matches them against tabs (docs/SKILLS.md).
- * @typedef {{type: "skills", skills?: Array<Record<string, any>>}} Skills
- */
-/**
- * browser->host: send me the skills (after `host_hello`; the answer is `Skills`).
- * @typedef {{type: "skills_get"}} SkillsGet
  */
 /**
  * The extension connected to or left the host.

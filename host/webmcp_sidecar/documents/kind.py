@@ -1,5 +1,5 @@
 """What a kind of user document is, as plain data: its name, folder, file suffix and size, where
-its model and store are, its words for the user, and what the worker is sent of it.
+its model and store are, its words for the user, and whether the worker is sent it.
 
 Plain data only (no pydantic, no model import): the host imports the kinds at start, and its
 cold start must not grow; the model and the store load on first use (`DocKind.load`)."""
@@ -24,16 +24,6 @@ class Words:
 
 
 @dataclass(frozen=True)
-class Feed:
-    """What the worker is sent: it asks with `get` (after `host_hello`) and gets `type`, the
-    enabled documents in its field `field`; again whenever they change."""
-
-    get: str
-    type: str
-    field: str
-
-
-@dataclass(frozen=True)
 class DocKind:
     name: str  # the panel's `kind` ("skills")
     folder: str  # under the data dir
@@ -43,8 +33,11 @@ class DocKind:
     model: str  # "module:Class", a pydantic model with `name` (loaded on first use)
     store: str  # "module:Class", a documents.store.DocStore (or a subclass of the kind's own)
     words: Words
-    feed: Feed
     source: str  # a panel text's name in its problems ("skill.json:3:5: ...")
+    # The worker gets the enabled documents: it asks with `doc_get {kind}` (after `host_hello`)
+    # and gets `docs {kind, docs}`, again whenever they change (wire/doc_messages.py): one pair
+    # of messages for every kind.
+    feeds_worker: bool = False
     builtin: Path | None = None  # documents shipped with us (read-only; the user's replace them)
     folders: bool = False  # `add` takes a folder of files too
     # Side panels hear of every change (an answer with an empty `id`), not only of their own.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from webmcp_sidecar.documents.kind import DocKind, Feed, Words
+from webmcp_sidecar.documents.kind import DocKind, Words
 
 # A document's name: the file is `<name><suffix>`.
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
@@ -30,7 +30,7 @@ SKILLS = DocKind(
         missing="No skill named {name!r} is installed (see `webmcp-sidecar skills list`).",
         exists="A skill named {name!r} is already installed; remove it first or replace it.",
     ),
-    feed=Feed(get="skills_get", type="skills", field="skills"),
+    feeds_worker=True,
     source="skill.json",
     folders=True,
 )
@@ -55,7 +55,7 @@ CHAT_SITES = DocKind(
         missing="No chat-site adapter named {name!r} (see `webmcp-sidecar chat-sites list`).",
         exists="An adapter named {name!r} is already added; remove it first.",
     ),
-    feed=Feed(get="chat_sites_get", type="chat_sites", field="sites"),
+    feeds_worker=True,
     source="chat.json",
     builtin=CHAT_BUILTIN,
     push_to_panels=True,

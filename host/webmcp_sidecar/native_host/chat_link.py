@@ -1,8 +1,9 @@
 """The host's side of chat sites (docs/CHAT_SITES.md).
 
-- The worker asks for the adapters (`chat_sites_get`, after `host_hello`) and gets the enabled
-  ones (`chat_sites`), again whenever they change (the CLI,
-  the side panel, an editor: a 1 s poll of the user's adapter dir, as for skills).
+- The worker asks for the adapters (`doc_get {kind: chat_sites}`, after `host_hello`, through the
+  documents plugin, native_host/doc_link.py) and gets the enabled ones (`docs`), again whenever
+  they change (the CLI, the side panel, an editor: a 1 s poll of the user's adapter dir, as for
+  skills).
 - It reports a round trip that worked on a live site (`chat_site_verified`).
 - It lists and calls the user's local MCP servers' tools for a chat site (`chat_server_call`,
   answered by `chat_server_result`).
@@ -41,7 +42,6 @@ class ChatLink(DocLink):
 
     KIND = CHAT_SITES
     HANDLES: ClassVar[dict[str, str]] = {
-        "chat_sites_get": "on_get",
         "chat_site_verified": "on_verified",
         "chat_server_call": "on_server_call",
     }

@@ -1,25 +1,27 @@
-"""The host's side of the user's documents (documents/): for each kind, a plugin that keeps the
-worker's copy (`DocLink`), and one plugin that answers the side panel for every kind
-(`DocsPanel`: `panel_doc`, answered by `doc_answer`).
+"""The host's side of the user's documents (documents/): for each kind, a `DocLink` that keeps
+the worker's copy and does the side panel's operations, and one plugin that routes both
+messages to them by kind, for every kind (`Documents`: `doc_get`, answered by `docs`;
+`panel_doc`, answered by `doc_answer`; wire/doc_messages.py).
 
-The worker asks for a kind's documents with its feed's `get` (after `host_hello`: it has nothing
-then) and gets the enabled ones (the feed's `type`); again within `poll_s` of any change to the
-folder (DirWatch: the CLI, an editor saving a file) or after the side panel changed one; never
-twice the same bytes. The store (and pydantic's models) load on first use, not at host start:
-the host's cold start must not grow.
+The worker asks for a kind's documents (`doc_get {kind}`, after `host_hello`: it has nothing
+then) and gets the enabled ones (`docs {kind, docs}`), if the kind `feeds_worker`; again within
+`poll_s` of any change to the folder (DirWatch: the CLI, an editor saving a file) or after the
+side panel changed one; never twice the same bytes. The store (and pydantic's models) load on
+first use, not at host start: the host's cold start must not grow.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from webmcp_sidecar.native_host.dir_watch import DirWatch
 from webmcp_sidecar.native_host.panel_requests import answer_panel, need
 from webmcp_sidecar.wire.codec import dumps
-from webmcp_sidecar.wire.constants import DOCS_PANEL_TYPES
+from webmcp_sidecar.wire.constants import DOC_KIND_PATTERN, DOCS_PANEL_TYPES
 
 if TYPE_CHECKING:
     from webmcp_sidecar.documents.kind import DocKind
@@ -32,15 +34,11 @@ POLL_S = 1.0
 
 class DocLink:
     """Host plugin (native_host/plugins.py) of one kind: the worker's copy of its documents. A
-    subclass names its `KIND` (and adds what is the kind's own); `HANDLES` follows from it."""
+    subclass names its `KIND` (and adds what is the kind's own: its `HANDLES`); the documents'
+    own messages come through `Documents`."""
 
     KIND: ClassVar[DocKind]
-    HANDLES: ClassVar[dict[str, str]]
-
-    def __init_subclass__(cls, **kw: Any) -> None:
-        super().__init_subclass__(**kw)
-        if "KIND" in cls.__dict__ and "HANDLES" not in cls.__dict__:
-            cls.HANDLES = {cls.KIND.feed.get: "on_get"}
+    HANDLES: ClassVar[dict[str, str]] = {}
 
     def __init__(self, host: Host, root: Path | None = None, poll_s: float = POLL_S) -> None:
         self.host = host
@@ -59,21 +57,23 @@ class DocLink:
     # --- the worker ----------------------------------------------------------------------------
 
     def on_get(self, raw: dict[str, Any], payload: bytes) -> None:
-        """The worker (re)connected: it has nothing, so it gets the list even if unchanged."""
+        """`doc_get` of this kind: the worker (re)connected and has nothing, so it gets the list
+        even if unchanged."""
         self._sent = None
         self.push()
         self.watch.start()
 
     def push(self) -> None:
         """Sends the enabled documents if they differ from what the worker has."""
-        feed = self.kind.feed
+        if not self.kind.feeds_worker:
+            return
         try:
             self.watch.seen()
             docs = self.store().effective()
         except Exception as e:  # a broken store must not take the host down
             log.error("%s could not be loaded: %s", self.kind.name, e)
             docs = []
-        payload = dumps({"type": feed.type, feed.field: docs})
+        payload = dumps({"type": "docs", "kind": self.kind.name, "docs": docs})
         if payload == self._sent:
             return
         log.info("sending %d %s to the extension", len(docs), self.kind.name)
@@ -82,7 +82,7 @@ class DocLink:
         self._sent = payload
         self.host.send_to_browser(payload)
 
-    # --- the side panel (through DocsPanel) ----------------------------------------------------
+    # --- the side panel (through Documents) ----------------------------------------------------
 
     def on_panel(self, raw: dict[str, Any], payload: bytes) -> None:
         """A `panel_doc` request of this kind: one `doc_answer` answers it, whatever happens."""
@@ -148,15 +148,28 @@ def link_class(kind: DocKind) -> type[DocLink]:
     return type(f"DocLink_{kind.name}", (DocLink,), {"KIND": kind, "__module__": __name__})
 
 
-class DocsPanel:
-    """Host plugin (native_host/plugins.py): the side panel's `panel_doc`, for every kind, to
-    that kind's DocLink."""
+class Documents:
+    """Host plugin (native_host/plugins.py): the documents' messages, for every kind, to that
+    kind's DocLink: the worker's `doc_get` and the side panel's `panel_doc`."""
 
-    HANDLES: ClassVar[dict[str, str]] = dict.fromkeys(DOCS_PANEL_TYPES, "on_panel")
+    HANDLES: ClassVar[dict[str, str]] = {"doc_get": "on_get", **dict.fromkeys(DOCS_PANEL_TYPES, "on_panel")}
 
     def __init__(self, host: Host, links: list[DocLink]) -> None:
         self.host = host
         self.links = {link.kind.name: link for link in links}
+
+    def on_get(self, raw: dict[str, Any], payload: bytes) -> None:
+        """The worker's word is data: a kind that is not a name, or that this host has not or
+        does not feed, is logged and ignored (the worker asks for what it uses)."""
+        kind = raw.get("kind")
+        link = self.links.get(kind) if isinstance(kind, str) else None
+        if link is not None and link.kind.feeds_worker:
+            link.on_get(raw, payload)
+            return
+        if isinstance(kind, str) and re.match(DOC_KIND_PATTERN, kind):
+            log.warning("doc_get ignored: no documents of the kind %r are fed to the worker", kind)
+        else:
+            log.warning("doc_get ignored: its kind is not a kind's name: %.80r", kind)
 
     def on_panel(self, raw: dict[str, Any], payload: bytes) -> None:
         kind = raw.get("kind")

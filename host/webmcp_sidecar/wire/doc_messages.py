@@ -1,7 +1,12 @@
-"""The side panel and the user's documents (skills, chat-site adapters; documents/): one request
-type and one answer type for every kind, the kind named in each (documents/kinds.py).
-The worker relays `panel_doc` to the host as it relays every `panel_*`, and `doc_answer` to the
-open panels; the documents plugin (native_host/doc_link.py) answers, not the agent."""
+"""The user's documents (skills, chat-site adapters; documents/) on the wire: one pair of message
+types for the side panel and one for the worker, for every kind, the kind named in each
+(documents/kinds.py); a new kind needs no new type.
+
+- The side panel: `panel_doc`, answered by `doc_answer`. The worker relays `panel_doc` to the host
+  as it relays every `panel_*`, and `doc_answer` to the open panels; the documents plugin
+  (native_host/doc_link.py) answers, not the agent.
+- The worker: `doc_get` for each kind it uses (after `host_hello`), answered by `docs`, and `docs`
+  again whenever that kind's documents change (kinds with `feeds_worker`)."""
 
 from __future__ import annotations
 
@@ -45,3 +50,23 @@ class DocAnswer(_Model):
     text: str | None = None
     problems: list[str] | None = None
     error: str | None = None
+
+
+class DocGet(_Model):
+    """browser->host: send me the enabled documents of `kind` (after `host_hello`; the answer is
+    `docs`, then again whenever they change). A kind the host does not feed is logged and
+    ignored."""
+
+    type: Literal["doc_get"] = "doc_get"
+    kind: Annotated[str, Field(pattern=DOC_KIND_PATTERN)]
+
+
+class Docs(_Model):
+    """host->browser: the enabled documents of `kind` (a kind with `feeds_worker`), validated by
+    the host's store: skills with their disabled tools left out (docs/SKILLS.md), chat-site
+    adapters with `verified` (docs/CHAT_SITES.md). Sent on `doc_get` and whenever they change;
+    the worker hands them to the kind's module and ignores a kind it does not use."""
+
+    type: Literal["docs"] = "docs"
+    kind: Annotated[str, Field(pattern=DOC_KIND_PATTERN)]
+    docs: list[dict[str, Any]] = Field(default_factory=list)

@@ -30,7 +30,7 @@ from webmcp_sidecar.wire.constants import (
     MAX_TIMEOUT_MS,
     ErrorCode,
 )
-from webmcp_sidecar.wire.doc_messages import DocAnswer
+from webmcp_sidecar.wire.doc_messages import DocAnswer, DocGet, Docs
 
 # A page's tool, its caps and hints: in tool_models.py, re-exported here with the messages.
 from webmcp_sidecar.wire.tool_models import (
@@ -274,37 +274,6 @@ class SessionTabs(_Model):
     current: int | None = None
 
 
-class SkillsGet(_Model):
-    """browser->host: send me the skills (after `host_hello`; the answer is `Skills`)."""
-
-    type: Literal["skills_get"] = "skills_get"
-
-
-class Skills(_Model):
-    """host->browser: the enabled skills, each a document of `skills.model.Skill` (validated by
-    the host's store; disabled tools already left out). Sent on `skills_get` and whenever the
-    user's skills change; the worker matches them against tabs (docs/SKILLS.md)."""
-
-    type: Literal["skills"] = "skills"
-    skills: list[dict[str, Any]] = Field(default_factory=list)
-
-
-class ChatSitesGet(_Model):
-    """browser->host: send me the chat-site adapters (after `host_hello`; the answer is
-    `ChatSites`)."""
-
-    type: Literal["chat_sites_get"] = "chat_sites_get"
-
-
-class ChatSites(_Model):
-    """host->browser: the enabled chat-site adapters, each a document of
-    `chat_sites.model.ChatSite` plus `verified` (docs/CHAT_SITES.md). Sent on `chat_sites_get`
-    and whenever they change."""
-
-    type: Literal["chat_sites"] = "chat_sites"
-    sites: list[dict[str, Any]] = Field(default_factory=list)
-
-
 class ChatSiteVerified(_Model):
     """browser->host: adapter `name` made a whole round trip on the live site `host` (a tool
     call caught, run, and its result sent back): the store marks its current text verified."""
@@ -378,8 +347,7 @@ ExtensionMessage = Annotated[
     | Ping
     | Log
     | SessionTabs
-    | SkillsGet
-    | ChatSitesGet
+    | DocGet
     | ChatSiteVerified
     | ChatServerCall,
     Field(discriminator="type"),
@@ -396,8 +364,7 @@ HostToExtension = Annotated[
     | BrowserCall
     | HostHello
     | EntryLink
-    | Skills
-    | ChatSites
+    | Docs
     | ChatServerResult
     | DocAnswer,
     Field(discriminator="type"),
