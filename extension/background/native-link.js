@@ -123,10 +123,9 @@ export class NativeLink {
 
   /**
    * Sends a message to the host; false when there is no host. A result (the hot path) takes the
-   * entry link its call came on, whole or in chunks (entry-links.js), else the native port. A
-   * long result goes in 64 Ki-unit chunks on the native port: Chromium carried 5 MiB browser ->
-   * host that way in ~60 ms, over its WebSocket in ~147 (bench/README.md, "The fast link
-   * (removed)"). Only a result and a tool list, whose sizes a page controls, are encoded here, to
+   * entry link its call came on, whole or in chunks (entry-links.js: one way per call; the
+   * 5 MiB result is as fast either way, bench/README.md "The entry link"), else the native port,
+   * a long one in 64 Ki-unit chunks there too. Only a result and a tool list, whose sizes a page controls, are encoded here, to
    * be measured (and split into chunks if too long).
    * @param {any} msg
    */
