@@ -7,6 +7,8 @@
 // nobody can read their results any more. Tokens live in the links only: never stored or logged.
 
 import { callPrefix, isCallOf } from '../lib/call-ids.js';
+import { sliceIntoChunks } from '../lib/chunks.js';
+import { RESULT_PART_CHARS } from '../lib/protocol.js';
 import { LoopbackLink } from './loopback-link.js';
 
 /** Links at once: one per MCP entry of this browser's host; more offers are refused. */
@@ -69,18 +71,19 @@ export class EntryLinks {
 
   /**
    * A result, back on the link its call came on; false when no open link brought that call
-   * (then it takes the host's way, which routes it to the entry by its id).
+   * (then it takes the host's way). A result longer than RESULT_PART_CHARS goes in `chunk`s of
+   * that many units whose `cid` is the call's id, so the entry joins them and a bad piece fails
+   * that call only (mcp_server/entry_link.py); a unit is at most 6 bytes in a frame, far below
+   * MAX_LINK_FRAME.
    * @param {string} id @param {string} text the result's JSON
    */
   postResult(id, text) {
     const linked = this.owner(id);
     if (!linked?.calls.delete(id)) return false;
-    return linked.link.postText(text);
-  }
-
-  /** A call answered another way (a long result goes in chunks through the host). @param {string} id */
-  forget(id) {
-    this.owner(id)?.calls.delete(id);
+    if (text.length <= RESULT_PART_CHARS) return linked.link.postText(text);
+    if (!linked.link.isOpen()) return false;
+    for (const chunk of sliceIntoChunks(text, id, RESULT_PART_CHARS)) linked.link.postText(JSON.stringify(chunk));
+    return true;
   }
 
   /** @param {string} id */

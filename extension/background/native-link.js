@@ -123,10 +123,10 @@ export class NativeLink {
 
   /**
    * Sends a message to the host; false when there is no host. A result (the hot path) takes the
-   * entry link its call came on, else the native port. A long result goes in 64 Ki-unit chunks on
-   * the native port: Chromium carried 5 MiB browser -> host that way in ~60 ms, over its WebSocket
-   * in ~147 (bench/README.md, "The fast link (removed)"). Only a result and a tool list, whose
-   * sizes a page controls, are encoded here, to be measured (and split into chunks if too long).
+   * entry link its call came on, whole or in chunks (entry-links.js: one way per call; the
+   * 5 MiB result is as fast either way, bench/README.md "The entry link"), else the native port,
+   * a long one in 64 Ki-unit chunks there too. Only a result and a tool list, whose sizes a page controls, are encoded here, to
+   * be measured (and split into chunks if too long).
    * @param {any} msg
    */
   send(msg) {
@@ -138,12 +138,12 @@ export class NativeLink {
         // RESULT_PART_CHARS goes in chunks of that many units (wire/constants.py says why); every
         // frame stays far below the browser->host limit (a unit takes at most 6 bytes escaped).
         const text = JSON.stringify(msg);
+        if (this.entries?.postResult(msg.id, text)) return true;
         if (text.length > RESULT_PART_CHARS) {
-          this.entries?.forget(msg.id); // the host routes it to its entry by its id
           for (const chunk of sliceIntoChunks(text, `sw${++this.chunkCounter}`, RESULT_PART_CHARS)) {
             port.postMessage(chunk);
           }
-        } else if (!this.entries?.postResult(msg.id, text)) {
+        } else {
           port.postMessage(msg);
         }
         return true;

@@ -91,6 +91,37 @@ async def test_calls_take_the_entry_link_and_a_page_cannot_open_it(browser, mcp,
     assert await worker.evaluate(SENT) == {"entry": 4, "host": 0}
 
 
+# Counts the chunks the worker sends over the native port to the host.
+COUNT_CHUNKS = """() => {
+  globalThis.nativeChunks = 0;
+  const port = globalThis.sidecar.nativeLink.port;
+  const postMessage = port.postMessage.bind(port);
+  port.postMessage = (msg) => {
+    if (msg?.type === 'chunk') globalThis.nativeChunks++;
+    return postMessage(msg);
+  };
+}"""
+
+
+async def test_a_long_result_comes_back_whole_on_the_entry_link(browser, mcp, site_url):
+    """A 5 MiB result takes the way its call went: in pieces on the entry link, none of them on
+    the native port (mcp_server/entry_link.py joins them)."""
+    await browser.open(site_url + "tools.html")
+    s = slug(site_url)
+    await mcp.wait_tools(lambda n: f"{s}__big" in n)
+    worker = await browser.worker()
+    await wait_open(worker)
+    await worker.evaluate(COUNT_RESULTS)
+    await worker.evaluate(COUNT_CHUNKS)
+    n = 5 * 1024 * 1024
+    r = await mcp.call(f"{s}__big", {"n": n})
+    assert not r.is_error and r.content[0].text == "x" * n
+    r = await mcp.call(f"{s}__big", {"n": 200_000, "ch": "\U0001f600é"})
+    assert not r.is_error and r.content[0].text == "\U0001f600é" * 200_000
+    assert await worker.evaluate(SENT) == {"entry": 2, "host": 0}
+    assert await worker.evaluate("() => globalThis.nativeChunks") == 0
+
+
 async def test_a_dropped_entry_link_ends_the_call_it_held_and_comes_back(browser, mcp, site_url):
     await browser.open(site_url + "tools.html")
     s = slug(site_url)

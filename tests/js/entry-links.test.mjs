@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_ENTRY_LINKS } from '../../extension/background/entry-links.js';
 import { checkHostMessage } from '../../extension/lib/messages.js';
+import { MAX_LINK_FRAME, RESULT_PART_CHARS } from '../../extension/lib/generated/protocol.js';
 import { FakeWS, workerWithFakeWS } from './fake-ws.mjs';
 
 const TOKEN = 'E'.repeat(40) + '_-y';
@@ -94,17 +95,21 @@ test("a link carries only its own entry's calls; anything else from it is refuse
   assert.deepEqual(c1.take(), []);
 });
 
-test('a long result goes in chunks on the native port (the host routes it to its entry by id)', async (t) => {
+test('a long result goes back in chunks on the link its call came on, named by its id', async (t) => {
   const { w, frame, linkOf } = await worker(t);
   const c1 = linkOf('c1');
   c1.receive(call('c1.1'));
   frame.take();
   const value = JSON.stringify('x'.repeat(200_000));
   frame.receive({ type: 'result', id: 'c1.1', ok: true, value });
-  assert.deepEqual(c1.take(), []);
-  const chunks = w.fromHost();
-  assert.ok(chunks.length === 4 && chunks.every((c) => c.type === 'chunk'));
-  assert.equal(JSON.parse(chunks.map((c) => c.data).join('')).id, 'c1.1');
+  assert.deepEqual(w.fromHost(), [], 'nothing of it on the native port');
+  const chunks = c1.take();
+  assert.ok(chunks.length === 4 && chunks.every((c, i) => c.type === 'chunk' && c.cid === 'c1.1' && c.seq === i));
+  assert.deepEqual(chunks.map((c) => c.last), [false, false, false, true]);
+  assert.ok(chunks.every((c) => c.data.length <= RESULT_PART_CHARS));
+  assert.ok(chunks.every((c) => new TextEncoder().encode(JSON.stringify(c)).length <= MAX_LINK_FRAME));
+  const whole = JSON.parse(chunks.map((c) => c.data).join(''));
+  assert.deepEqual([whole.type, whole.id, whole.value], ['result', 'c1.1', value]);
   c1.close();
   assert.deepEqual(frame.take(), [], 'no cancel for a call that was answered');
 });
@@ -117,11 +122,25 @@ test('a result is measured whole, envelope and all, before it takes the link', a
   // The value alone is under the 64 Ki-unit cut; with its envelope the message is not.
   const value = JSON.stringify('x'.repeat(65_520));
   frame.receive({ type: 'result', id: 'c1.1', ok: true, value });
-  assert.deepEqual(c1.take(), []);
-  const chunks = w.fromHost();
-  assert.ok(chunks.length === 2 && chunks.every((c) => c.type === 'chunk'));
+  assert.deepEqual(w.fromHost(), []);
+  const chunks = c1.take();
+  assert.ok(chunks.length === 2 && chunks.every((c) => c.type === 'chunk' && c.cid === 'c1.1'));
   const whole = JSON.parse(chunks.map((c) => c.data).join(''));
   assert.deepEqual([whole.id, whole.value], ['c1.1', value]);
+});
+
+test('a long result whose link closed meanwhile takes the native port in chunks', async (t) => {
+  const { w, frame, linkOf } = await worker(t);
+  const c1 = linkOf('c1');
+  c1.receive(call('c1.1'));
+  frame.take();
+  c1.readyState = 2; // closing: no onclose yet, so the call is still the link's
+  const value = JSON.stringify('x'.repeat(200_000));
+  frame.receive({ type: 'result', id: 'c1.1', ok: true, value });
+  assert.deepEqual(c1.take(), []);
+  const chunks = w.fromHost();
+  assert.ok(chunks.length === 4 && chunks.every((c) => c.type === 'chunk'));
+  assert.equal(JSON.parse(chunks.map((c) => c.data).join('')).id, 'c1.1');
 });
 
 test('a link that closes cancels the calls it brought; a later result takes the host', async (t) => {

@@ -62,8 +62,22 @@ async def until_mark(browser: FakeBrowser) -> list[dict[str, Any]]:
     return seen
 
 
-def call(n: int) -> dict[str, Any]:
-    return {"type": "call", "site": "a.test", "tool": "add", "args": {"n": n}}
+def call(n: int, max_bytes: int | None = None) -> dict[str, Any]:
+    msg = {"type": "call", "site": "a.test", "tool": "add", "args": {"n": n}}
+    return msg if max_bytes is None else {**msg, "max_bytes": max_bytes}
+
+
+def pieces(cid: str, text: str, size: int = 64 * 1024) -> list[dict[str, Any]]:
+    """`text` as the worker sends a long result on a link (entry-links.js): `chunk`s of `size`
+    characters whose cid is the call's id."""
+    parts = [text[i : i + size] for i in range(0, len(text), size)]
+    return [{"type": "chunk", "cid": cid, "seq": n, "last": n == len(parts) - 1, "data": p}
+            for n, p in enumerate(parts)]
+
+
+async def send_pieces(ws, cid: str, msg: dict[str, Any]) -> None:
+    for piece in pieces(cid, json.dumps(msg)):
+        await ws.send(json.dumps(piece))
 
 
 
@@ -104,18 +118,70 @@ async def test_site_calls_and_cancels_take_the_link_and_results_come_back_on_it(
         task.cancel()
         assert (await recv_json(ws, "cancel"))["id"] == got["id"]
 
-        # A long result comes the host's way (chunks on the native port): routed by its id.
+        # A long result comes back the same way, in pieces named by its call's id.
         task = asyncio.create_task(link.request(call(3)))
         got = await recv_json(ws, "call")
-        text = json.dumps(result(got["id"], json.dumps("x" * 200_000)))
-        for piece in split_message(text, "sw1", 64 * 1024):
-            browser.send_raw(piece)
+        await send_pieces(ws, got["id"], result(got["id"], json.dumps("x" * 200_000)))
         assert len((await task).value) == 200_002
 
         # Nothing of it went through the host: the browser's native port saw no call or cancel.
         seen = await until_mark(browser)
         assert not [msg for msg in seen if msg.get("type") in ("call", "cancel")], seen
         assert link.direct is not None and link.direct.calls == set()
+        await ws.close()
+        pool.close()
+
+
+async def test_a_long_result_on_the_link_is_joined_and_bad_pieces_fail_only_their_call(browser, caplog):
+    """A 5 MiB result comes whole through its pieces on the link; pieces out of order, malformed,
+    over the call's cap, of another message or of no call out end only their own call (or
+    nothing), with a clear error, and the link carries on."""
+    async with asyncio.TaskGroup() as tg:
+        pool, link = await entry(tg)
+        ws = await open_link(await browser.expect("entry_link"))
+        await until(lambda: link.direct is not None and link.direct.is_open)
+
+        big = "é" * (5 * 1024 * 1024)
+        task = asyncio.create_task(link.request(call(1)))
+        got = await recv_json(ws, "call")
+        await send_pieces(ws, got["id"], result(got["id"], json.dumps(big)))
+        res = await task
+        assert res.ok and res.value == json.dumps(big)
+
+        async def fails(msgs, max_bytes: int | None = None) -> str:
+            task = asyncio.create_task(link.request(call(2, max_bytes)))
+            got = await recv_json(ws, "call")
+            for msg in msgs(got["id"]):
+                await ws.send(json.dumps(msg))
+            res = await task
+            assert not res.ok and res.error is not None and res.error.code == "internal"
+            return res.error.message
+
+        long = lambda cid: json.dumps(result(cid, json.dumps("x" * 200_000)))  # noqa: E731
+        # Out of order (the second piece first), malformed, joined to another call's result,
+        # not JSON at all, and over what the call's max_bytes allows.
+        assert "out of order" in await fails(lambda cid: pieces(cid, long(cid))[0::2])
+        assert "arrived before chunk 0" in await fails(lambda cid: pieces(cid, long(cid))[1:])
+        assert "malformed" in await fails(lambda cid: [{**pieces(cid, long(cid))[0], "seq": "0"}])
+        assert "other than this call's result" in await fails(lambda cid: pieces(cid, long("c1.99")))
+        assert "not valid JSON" in await fails(lambda cid: pieces(cid, long(cid)[:-1]))
+        message = await fails(lambda cid: pieces(cid, long(cid)), max_bytes=1000)
+        assert message.startswith("The browser's long result for this call came in pieces")
+        assert "exceeds" in message
+
+        # Pieces of a call not out on the link, or of no call: dropped, nothing answered.
+        for cid in ("c9.1", f"{link.welcome.conn}.77", 5):
+            await ws.send(json.dumps({"type": "chunk", "cid": cid, "seq": 0, "last": True, "data": "{}"}))
+        # The link still carries calls and their long results.
+        task = asyncio.create_task(link.request(call(3)))
+        got = await recv_json(ws, "call")
+        await send_pieces(ws, got["id"], result(got["id"], json.dumps("y" * 300_000)))
+        assert (await task).value == json.dumps("y" * 300_000)
+        assert link.direct.calls == set() and len(link.direct._pieces) == 0
+        assert "a piece of a result for no call out on the entry link dropped" in caplog.text
+        # Nothing of it went through the host.
+        seen = await until_mark(browser)
+        assert not [msg for msg in seen if msg.get("type") in ("call", "cancel", "result")], seen
         await ws.close()
         pool.close()
 

@@ -24,7 +24,12 @@ from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV, EntryLink
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import FrameError, dumps, parse_payload
-from webmcp_sidecar.wire.constants import CALL_ID_SEP, ENTRY_MISMATCH, PROTOCOL_VERSION
+from webmcp_sidecar.wire.constants import (
+    CALL_ID_SEP,
+    DEFAULT_MAX_BYTES,
+    ENTRY_MISMATCH,
+    PROTOCOL_VERSION,
+)
 from webmcp_sidecar.wire.messages import loggable
 from webmcp_sidecar.wire.pending import PendingRequests
 
@@ -189,7 +194,9 @@ class HostLink:
         direct = self.direct if message.get("type") == "call" else None
         try:
             # A site call takes the browser's link to this entry while it is open.
-            if direct is None or not direct.send_call(call_id, payload):
+            max_bytes = message.get("max_bytes")
+            cap = max_bytes if type(max_bytes) is int and max_bytes > 0 else DEFAULT_MAX_BYTES
+            if direct is None or not direct.send_call(call_id, payload, cap):
                 self._send_payload(payload)
         except HostGone:
             self._pending.discard(call_id)

@@ -1,8 +1,8 @@
 """Calls whose link dropped while they ran: the one place that decides what they are answered.
 
 An entry's link (mcp_server/entry_link.py) carries calls and their results beside the native
-port. When it drops, a call still out on it is not lost yet: a long result takes the native port
-and may already be on its way there, and the page answers the cancel the drop sends (its real
+port. When it drops, a call still out on it is not lost yet: a result the worker sends once its
+end is closed takes the native port, and the page answers the cancel the drop sends (its real
 result if it finished first). So each such call waits up to `DROP_GRACE` s for an answer the other
 way; the page's `cancelled` (the drop's own cancel) and silence both end as the drop's error.
 """

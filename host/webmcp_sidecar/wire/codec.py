@@ -133,8 +133,9 @@ class Reassembler:
         self._sizes: dict[str, int] = {}
         self.max_total = max_total
 
-    def add(self, cid: str, seq: int, last: bool, data: str) -> str | None:
-        """Add one piece; return the whole JSON text when `last` arrives, else None."""
+    def add(self, cid: str, seq: int, last: bool, data: str, limit: int | None = None) -> str | None:
+        """Add one piece; return the whole JSON text when `last` arrives, else None. limit: this
+        message's cap, if lower than `max_total`."""
         parts = self._parts.get(cid)
         if parts is None:
             if seq != 0:
@@ -145,9 +146,10 @@ class Reassembler:
             self.drop(cid)
             raise FrameError(f"chunk {seq} of {cid!r} out of order (expected {len(parts)})")
         self._sizes[cid] += len(data)
-        if self._sizes[cid] > self.max_total:
+        cap = self.max_total if limit is None else min(limit, self.max_total)
+        if self._sizes[cid] > cap:
             self.drop(cid)
-            raise FrameError(f"chunked message {cid!r} exceeds {self.max_total} characters")
+            raise FrameError(f"chunked message {cid!r} exceeds {cap} characters")
         parts.append(data)
         if not last:
             return None
