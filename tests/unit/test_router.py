@@ -71,36 +71,3 @@ async def test_a_call_nobody_waits_for_any_more_is_cancelled_and_its_result_drop
     with pytest.raises(TimeoutError):
         await h.request({"type": "call", "site": "a.test", "tool": "t", "args": {}}, 0.01)
     assert sent[-1]["type"] == "cancel" and h.router.pending == {}
-
-
-class Writer:
-    """An entry connection's socket, in memory (its frames decoded)."""
-
-    def __init__(self) -> None:
-        self.frames: list[dict[str, Any]] = []
-
-    def is_closing(self) -> bool:
-        return False
-
-    def writelines(self, parts: tuple[bytes, bytes]) -> None:
-        self.frames.append(json.loads(parts[1]))
-
-
-async def test_a_result_takes_only_the_way_its_call_or_its_cancel_made():
-    """An entry link's call is not in the table: a result for it through the host, whole or in
-    chunks, is dropped even though its id names a live entry (its way back is the link). Once
-    the entry cancels it here (its link dropped), the connection is its way back."""
-    from webmcp_sidecar.native_host.entry_server import EntryConn
-
-    h, sent = host()
-    writer = Writer()
-    conn = EntryConn("c1", writer)  # type: ignore[arg-type]
-    h.entries.conns["c1"] = conn
-    h.on_browser_frame(dumps(result("c1.5")))
-    for piece in split_message(json.dumps(result("c1.6", "x" * 100_000)), "sw1", 64 * 1024):
-        h.on_browser_frame(piece)
-    assert writer.frames == [] and h.router.pending == {}
-    h.entries.on_message(conn, {"type": "cancel", "id": "c1.5"}, b"")
-    assert sent[-1] == {"type": "cancel", "id": "c1.5"}
-    h.on_browser_frame(dumps(result("c1.5", "2")))
-    assert writer.frames == [result("c1.5", "2")] and h.router.pending == {}

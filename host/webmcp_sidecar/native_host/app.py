@@ -63,7 +63,7 @@ class Host:
             on_hello=lambda: self.entries.on_hello(),
             on_sites=lambda payload: self.entries.broadcast(payload),
         )
-        self.router = Router(self.link.send)
+        self.router = Router(self.link.send, lambda call_id: self.entries.way_of(call_id))
         self.entries = EntryServer(self.link, self.router)
         self.routes: dict[str, Handler] = {k: attrgetter(v)(self) for k, v in self.ROUTES.items()}
         _read_buffers_from_the_heap()

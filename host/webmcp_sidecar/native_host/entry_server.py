@@ -25,6 +25,7 @@ from webmcp_sidecar.wire.constants import (
     ENTRY_MISMATCH,
     PANEL_SESSION,  # the side panel's own browser session: never an entry's
     PROTOCOL_VERSION,
+    call_prefix,
 )
 
 if TYPE_CHECKING:
@@ -171,10 +172,9 @@ class EntryServer:
         msg = m.entry_message.validate_python(raw)
         if isinstance(msg, m.Cancel):
             # Its own calls only (their ids begin with its prefix): those the host routed, and
-            # those its entry link carried (the entry cancels these here when the link drops,
-            # and their answers come this way from then on: the connection is their way back).
+            # those its entry link carried (the entry cancels these here when the link drops).
             if msg.id.startswith(conn.prefix):
-                self.router.send_cancel(msg.id, conn)
+                self.router.send_cancel(msg.id)
         elif isinstance(msg, m.EntryLinkOffer):
             conn.link_offer = msg
             self.pass_entry_link(conn)
@@ -205,6 +205,10 @@ class EntryServer:
             self.pass_entry_link(conn)
         if self.conns:  # no Status model built when nobody listens (at the first hello)
             self.broadcast(dumps(self.link.status().model_dump()))
+
+    def way_of(self, call_id: str) -> EntryConn | None:
+        """The entry a call's id names (the router's `way_of`)."""
+        return self.conns.get(call_prefix(call_id))
 
     def to_session(self, raw: dict[str, Any], payload: bytes) -> None:
         """Addressed to one entry session (by its `session` = conn id)."""

@@ -3,10 +3,9 @@ takes its result (an entry's connection, or the host's own waiter), and one `rou
 that every result passes, whichever way it came in (whole, by its head, or joined from chunks).
 
 A call carries its way back: what waits for its result is the value in the table, not an id
-looked up in another map. A call this host did not send (an entry's link carried it, results and
-all) enters the table only when its entry cancels it here, which the entry does when the link
-drops (mcp_server/entry_link.py): from then on its answer comes this way. A result for an id not
-in the table is dropped.
+looked up in another map. A call this host did not send (an entry's link carried it) can still
+have its result come this way (a long one, in chunks on the native port): `way_of` finds its
+entry by its id's prefix (the call-id grammar, wire/constants.py).
 """
 
 from __future__ import annotations
@@ -40,9 +39,13 @@ class Waiter:
 
 
 class Router:
-    def __init__(self, to_browser: Callable[[bytes], None]) -> None:
-        """to_browser: a frame to the browser."""
+    def __init__(
+        self, to_browser: Callable[[bytes], None], way_of: Callable[[str], Reply | None]
+    ) -> None:
+        """to_browser: a frame to the browser; way_of: the way back of a call that is not in
+        the table (an entry link's call), or None."""
         self._to_browser = to_browser
+        self._way_of = way_of
         self.pending: dict[str, Reply] = {}  # call id -> its way back
         self._own_ids = itertools.count(1)
 
@@ -51,17 +54,12 @@ class Router:
         self.pending[call_id] = reply
         self._to_browser(payload)
 
-    def send_cancel(self, call_id: str, reply: Reply | None = None) -> None:
-        """reply: the way back of a call the host did not send (an entry link's, cancelled here
-        when its link dropped): its answer, the page's `cancelled` or its result, comes this way
-        now. Such an entry stays until a result comes or `abandon` (its entry went)."""
-        if reply is not None:
-            self.pending.setdefault(call_id, reply)
+    def send_cancel(self, call_id: str) -> None:
         self._to_browser(dumps({"type": "cancel", "id": call_id}))
 
     def route_result(self, call_id: str, payload: bytes) -> bool:
         """A result to its call's way back, untouched; False when nobody waits for it."""
-        reply = self.pending.pop(call_id, None)
+        reply = self.pending.pop(call_id, None) or self._way_of(call_id)
         if reply is None:
             return False
         reply.deliver(payload)
