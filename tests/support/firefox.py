@@ -40,12 +40,19 @@ class Tab:
         return await self.evaluate(f"document.querySelector({selector!r})?.textContent ?? null")
 
     async def wait_for(self, expression: str, timeout: float = 10) -> None:
-        """Until `expression` is truthy in the page (re-read on each animation frame there)."""
+        """Until `expression` is truthy in the page (re-read on each animation frame there). An
+        expression that throws (the document still loading: no `body` yet) is not true yet; the
+        last error is in the time-out's message."""
         await self.evaluate(f"""new Promise((resolve, reject) => {{
           const t0 = performance.now();
+          let last = '';
           const look = () => {{
-            if ({expression}) return resolve(true);
-            if (performance.now() - t0 > {timeout * 1000}) return reject(new Error('timed out'));
+            try {{
+              if ({expression}) return resolve(true);
+            }} catch (e) {{
+              last = String(e);
+            }}
+            if (performance.now() - t0 > {timeout * 1000}) return reject(new Error('timed out ' + last));
             requestAnimationFrame(look);
           }};
           look();
