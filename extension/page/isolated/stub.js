@@ -58,8 +58,14 @@
       /* no document element yet */
     }
   };
+  // Native top frame: a same-origin iframe's tools are the top's too (Chromium lists them),
+  // without a toolchange here; one look on that iframe load does for both.
+  const nativeTop = mc && top;
+  const framesTools = () => mc.getTools().then((/** @type {unknown[]} */ l) => l.length && install(), () => {});
   on(document, 'load', (ev) => {
-    if (ev.target?.localName === 'iframe') granting();
+    if (ev.target?.localName !== 'iframe') return;
+    granting();
+    if (nativeTop) framesTools();
   }, true);
   if (document.readyState === 'loading') on(document, 'DOMContentLoaded', granting);
   else granting();
@@ -78,15 +84,7 @@
     // Native: only the top frame reports and runs calls (relay.js); a sub-frame with tools
     // needs leaving.js all the same (its form's navigation is the top's call's).
     on(mc, 'toolchange', install);
-    // A same-origin iframe's tools are the top's too (Chromium lists them), without a toolchange here.
-    if (top) {
-      on(document, 'load', (ev) => {
-        if (ev.target?.localName === 'iframe') mc.getTools().then((/** @type {unknown[]} */ l) => l.length && install(), () => {});
-      }, true);
-    }
-    if (document.readyState !== 'loading') {
-      mc.getTools().then((/** @type {unknown[]} */ l) => l.length && install(), () => {});
-    }
+    if (document.readyState !== 'loading') framesTools();
     return;
   }
   // Polyfill: the MAIN world's list (page/main/bridge.js), asked for when we come into an open
