@@ -27,6 +27,7 @@ from bench.chain_series import (
 from bench.peer_devtools_mcp import PeerSession
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import dumps, parse_payload
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 # Runs in the service worker: the hop SW -> content script -> page -> SW, on the frame port the
 # worker itself uses (its own listener ignores these ids: they are not in its `pending`).
@@ -76,7 +77,8 @@ class RawHostLink:
     async def __aenter__(self) -> RawHostLink:
         (path,) = self.sock_dir.glob("host-*.sock")
         self.reader, self.writer = await localsock.connect(localsock.Endpoint(path))
-        self.writer.write(localsock.frame(dumps({"type": "entry_hello", "client": "bench", "pid": 1})))
+        self.writer.write(localsock.frame(dumps({"type": "entry_hello", "protocol": PROTOCOL_VERSION,
+                                                 "client": "bench", "pid": 1})))
         self.conn = str((await self._next("welcome"))["conn"])
         return self
 

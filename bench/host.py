@@ -35,6 +35,7 @@ from typing import Any
 from bench._util import Stats, against, cpu_seconds, fmt, stats_row, table
 from bench.chain_series import Series, interleave, timed_calls
 from webmcp_sidecar import EXTENSION_ID
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 MIB = 1024 * 1024
 NATIVE = struct.Struct("=I")
@@ -100,7 +101,8 @@ class HostUnderTest:
         else:
             raise RuntimeError(f"host {self.label} did not listen")
         self.reader, self.writer = await asyncio.open_unix_connection(str(socks[0]), limit=80 * MIB)
-        self.writer.write(_frame(LITTLE, {"type": "entry_hello", "client": "bench", "pid": 1}))
+        hello = {"type": "entry_hello", "protocol": PROTOCOL_VERSION, "client": "bench", "pid": 1}
+        self.writer.write(_frame(LITTLE, hello))
         welcome = json.loads(await _read(self.reader, LITTLE) or b"{}")
         self.conn = welcome["conn"]
         self.seq = 0

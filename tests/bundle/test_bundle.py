@@ -23,6 +23,7 @@ import pytest
 from webmcp_sidecar import EXTENSION_ID, HOST_NAME
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import FrameDecoder, dumps, encode_frame
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,7 +76,8 @@ def _wait_for_socket(sock_dir: Path) -> None:
 async def _welcome() -> dict[str, object]:
     [ep] = localsock.list_endpoints()
     reader, writer = await localsock.connect(ep)
-    hello = {"type": "entry_hello", "client": "test", "pid": os.getpid(), "token": ep.token}
+    hello = {"type": "entry_hello", "protocol": PROTOCOL_VERSION,
+             "client": "test", "pid": os.getpid(), "token": ep.token}
     writer.write(localsock.frame(dumps(hello)))
     payload = await asyncio.wait_for(localsock.read_frame(reader), 10)
     writer.close()
@@ -87,7 +89,8 @@ def test_bundle_host_hello_to_welcome(host: subprocess.Popen[bytes], env: dict[s
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     _send(host, {"type": "ping", "id": "1"})
     assert _recv(host) == {"type": "pong", "id": "1"}
-    _send(host, {"type": "hello", "extension_version": "1.2.3", "browser": "Chromium"})
+    _send(host, {"type": "hello", "protocol": PROTOCOL_VERSION,
+                 "extension_version": "1.2.3", "browser": "Chromium"})
     monkeypatch.setenv("WEBMCP_SIDECAR_SOCKET_DIR", env["WEBMCP_SIDECAR_SOCKET_DIR"])
     _wait_for_socket(Path(env["WEBMCP_SIDECAR_SOCKET_DIR"]))
     welcome = asyncio.run(_welcome())

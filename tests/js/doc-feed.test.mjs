@@ -5,6 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { PROTOCOL_VERSION } from '../../extension/lib/protocol.js';
 import { startWorker } from './fake-chrome.mjs';
 
 const SKILL = { name: 'shop', tools: [], match: ['https://a.test/*'] };
@@ -19,7 +20,7 @@ function worker(t) {
 
 test('on connect the worker asks for each kind it uses, and each kind reaches its module', (t) => {
   const w = worker(t);
-  w.host({ type: 'host_hello', protocol: 1 });
+  w.host({ type: 'host_hello', protocol: PROTOCOL_VERSION });
   assert.deepEqual(w.fromHost().filter((m) => m.type === 'doc_get').map((m) => m.kind), ['skills', 'chat_sites']);
   w.host({ type: 'docs', kind: 'skills', docs: [SKILL] });
   w.host({ type: 'docs', kind: 'chat_sites', docs: [ADAPTER] });

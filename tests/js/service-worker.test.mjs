@@ -4,6 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { PROTOCOL_VERSION } from '../../extension/lib/protocol.js';
 import { findPython, hostModelErrors, Port, sleep, startWorker, tick, tool } from './fake-chrome.mjs';
 
 /** A tab with one frame of `url` that has these tools, its report already sent to the host. */
@@ -29,7 +30,7 @@ test('connects at start and greets the host', async (t) => {
   const sent = fromHost();
   assert.deepEqual(sent.map((m) => m.type), ['hello', 'registry', 'ping']);
   assert.deepEqual(sent[0], {
-    type: 'hello', extension_version: '0.1.0', browser: 'Chromium 156.0.0.0', protocol: 1,
+    type: 'hello', extension_version: '0.1.0', browser: 'Chromium 156.0.0.0', protocol: PROTOCOL_VERSION,
     origin: 'chrome-extension://fafdbggbcpipbkecmkjnkpdagfobdohc/',
   });
   assert.deepEqual(sent[1], { type: 'registry', sites: {} });

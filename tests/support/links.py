@@ -15,6 +15,7 @@ from websockets.exceptions import InvalidStatus
 
 from tests.support.fake_browser import FakeBrowser
 from webmcp_sidecar import EXTENSION_ID
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 ORIGIN = f"chrome-extension://{EXTENSION_ID}"
 TOOLS = [{"name": "add", "description": "Add", "inputSchema": {"type": "object"}}]
@@ -30,7 +31,7 @@ async def start(env: dict[str, str]) -> FakeBrowser:
     """The host, its browser connected (hello answered) with site a.test's tool `add`."""
     b = FakeBrowser(env)
     await b.start()
-    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
+    b.send({"type": "hello", "protocol": PROTOCOL_VERSION, "extension_version": "0.1.0", "browser": "Test 1"})
     await b.expect("host_hello")
     b.send({"type": "registry", "sites": {"a.test": TOOLS}})
     return b

@@ -8,6 +8,7 @@ from typing import Any
 
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import dumps
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 
 class RawEntry:
@@ -26,7 +27,7 @@ class RawEntry:
                     break
                 await asyncio.sleep(0.05)
         self.reader, self.writer = await localsock.connect(eps[0])
-        self.send({"type": "entry_hello", "client": "raw", "pid": 1})
+        self.send({"type": "entry_hello", "protocol": PROTOCOL_VERSION, "client": "raw", "pid": 1})
         self.welcome = await self.recv()
         return self
 

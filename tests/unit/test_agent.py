@@ -15,6 +15,7 @@ from webmcp_sidecar.agent import hook
 from webmcp_sidecar.agent import panel_messages as protocol
 from webmcp_sidecar.agent.service import AgentService
 from webmcp_sidecar.tools import untrusted
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 from webmcp_sidecar.wire.messages import Tool
 
 pytestmark = pytest.mark.anyio
@@ -310,7 +311,8 @@ async def test_the_real_host_answers_the_panel(tmp_path, monkeypatch):
     b = FakeBrowser(env)
     await b.start()
     try:
-        b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
+        b.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                "extension_version": "0.1.0", "browser": "Test 1"})
         b.send({"type": "panel_hello"})
         async with asyncio.timeout(30):
             while (msg := await b.inbox.get())["type"] != "agent_state":

@@ -11,6 +11,7 @@ from tests.support.mcp_session import McpSession, text
 from webmcp_sidecar.agent import confirm_policy, toolset
 from webmcp_sidecar.mcp_server.results import framed_untrusted, text_result
 from webmcp_sidecar.mcp_server.site_tools import mcp_annotations
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 from webmcp_sidecar.wire.messages import Tool, ToolAnnotations
 
 
@@ -93,7 +94,7 @@ TOOLS = [
 async def test_an_mcp_client_sees_the_mapped_hints_and_a_framed_result(sock_env):
     b = FakeBrowser(sock_env)
     await b.start()
-    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+    b.send({"type": "hello", "protocol": PROTOCOL_VERSION, "extension_version": "0.1.0", "browser": "Fake"})
     b.send({"type": "registry", "sites": {"a.test": TOOLS}})
     async with McpSession(sock_env) as mcp:
         await mcp.wait_tools(lambda n: "a_test__read_feed" in n)

@@ -14,6 +14,7 @@ from tests.support.fake_browser import FakeBrowser
 from tests.support.mcp_session import McpSession, text
 from webmcp_sidecar.mcp_server.browser_tools import TOOLS
 from webmcp_sidecar.wire import messages as m
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 pytestmark = pytest.mark.anyio
 
@@ -24,7 +25,7 @@ ALL = {t.mcp_name for t in TOOLS}
 async def start_browser(sock_env) -> FakeBrowser:
     b = FakeBrowser(sock_env)
     await b.start()
-    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+    b.send({"type": "hello", "protocol": PROTOCOL_VERSION, "extension_version": "0.1.0", "browser": "Fake"})
     b.send({"type": "registry", "sites": {}})
     return b
 

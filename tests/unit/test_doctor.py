@@ -17,6 +17,7 @@ from webmcp_sidecar.setup.doctor import doctor as dr
 from webmcp_sidecar.setup.install.osenv import OsEnv
 from webmcp_sidecar.setup.install.winregistry import MemoryRegistry
 from webmcp_sidecar.wire.codec import dumps, encode_frame
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 CHROME = ".config/google-chrome"
 
@@ -247,7 +248,7 @@ def _start_host(tmp_path: Path) -> subprocess.Popen[bytes]:
         [sys.executable, "-m", "webmcp_sidecar", f"chrome-extension://{EXTENSION_ID}/"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ))
     assert proc.stdin
-    hello = {"type": "hello", "extension_version": "9.9.9", "browser": "Chr"}
+    hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "extension_version": "9.9.9", "browser": "Chr"}
     proc.stdin.write(encode_frame(dumps(hello)))
     proc.stdin.flush()
     deadline = time.monotonic() + 20

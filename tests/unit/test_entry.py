@@ -8,6 +8,7 @@ import pytest
 from tests.support.fake_browser import FakeBrowser
 from tests.support.mcp_session import McpSession, text
 from webmcp_sidecar.texts import NO_BROWSER
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 pytestmark = pytest.mark.anyio
 
@@ -19,7 +20,7 @@ TOOL = {"name": "search.emails", "description": "Search mail",
 async def start_browser(sock_env, sites):
     b = FakeBrowser(sock_env)
     await b.start()
-    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+    b.send({"type": "hello", "protocol": PROTOCOL_VERSION, "extension_version": "0.1.0", "browser": "Fake"})
     b.send({"type": "registry", "sites": sites})
     return b
 

@@ -27,6 +27,7 @@ from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV, LINK_DROPPED, M
 from webmcp_sidecar.wire import adrift, link_server
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import split_message
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 from webmcp_sidecar.wire.link_server import MAX_UNANSWERED
 
 pytestmark = pytest.mark.anyio
@@ -360,7 +361,8 @@ async def test_an_entry_that_came_before_firefoxs_hello_gets_its_link_once_the_o
             pool, link = await entry(tg)
             assert link.welcome is not None and link.welcome.extension_origin == ""
             assert link.direct is None
-            b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Firefox 153.0",
+            b.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                    "extension_version": "0.1.0", "browser": "Firefox 153.0",
                     "origin": moz + "/"})
             offer = await b.expect("entry_link")
             assert offer["conn"] == link.welcome.conn

@@ -16,6 +16,7 @@ from webmcp_sidecar.texts import NO_EXTENSION
 from webmcp_sidecar.tools import uploads
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import MAX_TO_BROWSER, dumps, header
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 pytestmark = pytest.mark.anyio
 
@@ -26,8 +27,8 @@ TOOLS = [{"name": "add", "description": "Add", "inputSchema": {"type": "object"}
 async def browser(sock_env):
     b = FakeBrowser(sock_env)
     await b.start()
-    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
-    assert (await b.expect("host_hello"))["protocol"] == 1  # the host's side of the handshake
+    b.send({"type": "hello", "protocol": PROTOCOL_VERSION, "extension_version": "0.1.0", "browser": "Test 1"})
+    assert (await b.expect("host_hello"))["protocol"] == PROTOCOL_VERSION  # the host's side of the handshake
     b.send({"type": "registry", "sites": {"a.test": TOOLS}})
     yield b
     if b.proc and b.proc.returncode is None:
@@ -72,7 +73,7 @@ async def test_nothing_counts_before_the_hello(browser):
     writer.write(b"".join(localsock.frame(dumps(msg)) for msg in (
         {"type": "call", "id": "c2.1", "site": "a.test", "tool": "add", "args": {}},
         {"type": "browser_call", "id": "c2.2", "session": "panel", "tool": "click", "tab_id": 1},
-        {"type": "entry_hello", "client": "late", "pid": 1},
+        {"type": "entry_hello", "protocol": PROTOCOL_VERSION, "client": "late", "pid": 1},
     )))
     assert await localsock.read_frame(reader) is None  # refused: closed, no welcome
     writer.close()
@@ -260,7 +261,8 @@ async def test_a_host_firefox_started_learns_its_origin_from_the_hello(sock_env,
     try:
         e = await RawEntry.connect()
         assert e.welcome["extension_origin"] == ""
-        b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Firefox 153.0",
+        b.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                "extension_version": "0.1.0", "browser": "Firefox 153.0",
                 "origin": MOZ + "/"})
         await b.expect("host_hello")
         assert (await e.recv("status"))["extension_origin"] == MOZ + "/"
@@ -279,10 +281,11 @@ def test_only_a_host_firefox_started_takes_the_hellos_origin(origin):
     """Chrome's argument is the origin, whatever a hello says; a host started by hand learns
     none; and a hello's origin that is not exactly a Firefox extension's is not taken."""
     host = Host(origin, FrameWriter(lambda _: None))
-    host.on_browser_frame(json.dumps({"type": "hello", "extension_version": "9",
+    host.on_browser_frame(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "extension_version": "9",
                                       "origin": MOZ + "/"}).encode())
     assert host.origin == origin
     firefox = Host("", FrameWriter(lambda _: None), origin_from_hello=True)
-    firefox.on_browser_frame(json.dumps({"type": "hello", "extension_version": "9",
+    firefox.on_browser_frame(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION,
+                                         "extension_version": "9",
                                          "origin": "*"}).encode())
     assert firefox.origin == ""

@@ -13,6 +13,7 @@ from tests.support.raw_entry import RawEntry
 from webmcp_sidecar.native_host import app, process
 from webmcp_sidecar.wire import messages as m
 from webmcp_sidecar.wire.codec import dumps
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 pytestmark = pytest.mark.anyio
 
@@ -160,7 +161,7 @@ async def test_a_pump_that_fails_ends_the_host(monkeypatch, private_home, caplog
 async def browser(sock_env):
     b = FakeBrowser(sock_env)
     await b.start()
-    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
+    b.send({"type": "hello", "protocol": PROTOCOL_VERSION, "extension_version": "0.1.0", "browser": "Test 1"})
     b.send({"type": "registry", "sites": {"a.test": [GOOD]}})
     yield b
     if b.proc and b.proc.returncode is None:

@@ -16,6 +16,7 @@ from webmcp_sidecar.native_host import entry_server
 from webmcp_sidecar.native_host.app import Host
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import dumps
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 pytestmark = pytest.mark.anyio
 
@@ -76,7 +77,8 @@ BEFORE_HELLO = [
 async def test_calls_before_the_hello_are_refused(tcp: TcpHost, msg: dict[str, Any]) -> None:
     reader, writer = await tcp.link()
     send(writer, msg)
-    send(writer, {"type": "entry_hello", "client": "x", "pid": 1, "token": tcp.endpoint.token})
+    send(writer, {"type": "entry_hello", "protocol": PROTOCOL_VERSION,
+                  "client": "x", "pid": 1, "token": tcp.endpoint.token})
     assert await closed(reader)  # no welcome: the connection is dropped
     assert tcp.browser.frames == []
 
@@ -84,7 +86,8 @@ async def test_calls_before_the_hello_are_refused(tcp: TcpHost, msg: dict[str, A
 @pytest.mark.parametrize("token", ["", "wrong", "ü" * 32])
 async def test_a_hello_with_a_wrong_token_is_refused(tcp: TcpHost, token: str) -> None:
     reader, writer = await tcp.link()
-    send(writer, {"type": "entry_hello", "client": "x", "pid": 1, "token": token})
+    send(writer, {"type": "entry_hello", "protocol": PROTOCOL_VERSION,
+                  "client": "x", "pid": 1, "token": token})
     send(writer, BEFORE_HELLO[0])
     assert await closed(reader)
     assert tcp.browser.frames == [] and tcp.host.entries.conns == {}
@@ -100,7 +103,8 @@ async def test_with_the_token_an_entry_works_in_its_own_session(tcp: TcpHost) ->
     (ep,) = localsock.list_endpoints()
     assert stat.S_IMODE(ep.path.stat().st_mode) == 0o600  # the token is for this user only
     reader, writer = await localsock.connect(ep)
-    send(writer, {"type": "entry_hello", "client": "x", "pid": 1, "token": ep.token})
+    send(writer, {"type": "entry_hello", "protocol": PROTOCOL_VERSION,
+                  "client": "x", "pid": 1, "token": ep.token})
     welcome = json.loads(await localsock.read_frame(reader) or b"{}")
     conn = welcome["conn"]
     send(writer, {"type": "browser_call", "id": conn + ".1", "session": "panel", "tool": "click",

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.fake_browser import FakeBrowser
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 pytestmark = pytest.mark.anyio
 
@@ -125,7 +126,8 @@ async def site_tool_name(entry: RawStdio) -> str:
 async def test_lane_and_sdk_answer_a_site_tool_call_with_the_same_bytes(sock_env, value):
     browser = FakeBrowser(sock_env)
     await browser.start()
-    browser.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+    browser.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                  "extension_version": "0.1.0", "browser": "Fake"})
     browser.send({"type": "registry", "sites": {"a.test": [ADD]}})
     responder = asyncio.ensure_future(answering(browser, value))
     entry = await RawStdio.start(sock_env["HOME"])
@@ -171,7 +173,8 @@ async def test_lane_and_sdk_list_the_tools_with_the_same_bytes(sock_env, version
     the same answer for each protocol version, before and after the list changes."""
     browser = FakeBrowser(sock_env)
     await browser.start()
-    browser.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+    browser.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                  "extension_version": "0.1.0", "browser": "Fake"})
     browser.send({"type": "registry", "sites": {"a.test": [ADD, RICH], "b.test": [ADD]}})
     entry = await RawStdio.start(sock_env["HOME"])
     try:
@@ -202,7 +205,8 @@ async def test_lane_and_sdk_list_the_tools_with_the_same_bytes(sock_env, version
 async def test_before_the_handshake_and_for_other_shapes_the_sdk_answers(sock_env):
     browser = FakeBrowser(sock_env)
     await browser.start()
-    browser.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+    browser.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                  "extension_version": "0.1.0", "browser": "Fake"})
     browser.send({"type": "registry", "sites": {"a.test": [ADD]}})
     responder = asyncio.ensure_future(answering(browser, {"ok": True, "value": '{"sum":3}'}))
     entry = await RawStdio.start(sock_env["HOME"])
@@ -228,7 +232,8 @@ async def test_before_the_handshake_and_for_other_shapes_the_sdk_answers(sock_en
 async def test_a_cancelled_lane_call_tells_the_browser_and_is_never_answered(sock_env):
     browser = FakeBrowser(sock_env)
     await browser.start()
-    browser.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+    browser.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                  "extension_version": "0.1.0", "browser": "Fake"})
     browser.send({"type": "registry", "sites": {"a.test": [ADD]}})
     entry = await RawStdio.start(sock_env["HOME"])
     try:
@@ -263,7 +268,8 @@ async def test_a_cancelled_lane_call_tells_the_browser_and_is_never_answered(soc
 async def test_pipelined_lane_requests_are_all_answered_whole(sock_env):
     browser = FakeBrowser(sock_env)
     await browser.start()
-    browser.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+    browser.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                  "extension_version": "0.1.0", "browser": "Fake"})
     browser.send({"type": "registry", "sites": {"a.test": [ADD]}})
     responder = asyncio.ensure_future(answering(browser, {"ok": True, "value": '{"sum":3}'}))
     entry = await RawStdio.start(sock_env["HOME"])

@@ -11,6 +11,7 @@ from tests.support.mcp_session import McpSession, text
 from webmcp_sidecar.mcp_server import output_schema
 from webmcp_sidecar.mcp_server.results import error_result, text_result, to_call_result
 from webmcp_sidecar.tools.validation import schema_key
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 from webmcp_sidecar.wire.messages import Result, Tool
 
 SCHEMA = {"type": "object", "properties": {"total": {"type": "number"},
@@ -92,7 +93,7 @@ TOOL = {"name": "order.total", "description": "The order's total", "outputSchema
 async def test_through_the_sdk_client_structured_content_is_checked(sock_env):
     b = FakeBrowser(sock_env)
     await b.start()
-    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+    b.send({"type": "hello", "protocol": PROTOCOL_VERSION, "extension_version": "0.1.0", "browser": "Fake"})
     b.send({"type": "registry", "sites": {"a.test": [TOOL]}})
     async with McpSession(sock_env) as mcp:
         await mcp.wait_tools(lambda n: "a_test__order_total" in n)

@@ -49,7 +49,7 @@ async def test_host_refuses_an_extension_of_another_protocol(sock_env, tmp_path)
 async def test_host_refuses_the_calls_of_an_entry_of_another_protocol(sock_env, tmp_path):
     b = FakeBrowser(sock_env)
     await b.start()
-    b.send({"type": "hello", "extension_version": "0.1.0", "browser": "B"})
+    b.send({"type": "hello", "protocol": PROTOCOL_VERSION, "extension_version": "0.1.0", "browser": "B"})
     b.send({"type": "registry", "sites": {"a.test": TOOLS}})
     await b.expect("host_hello")
     async with asyncio.timeout(10):

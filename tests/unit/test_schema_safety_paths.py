@@ -22,6 +22,7 @@ from tests.support.schema_attacks import (
     with_ref,
 )
 from webmcp_sidecar.tools.validation import TOO_SLOW
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 pytestmark = pytest.mark.anyio
 
@@ -52,7 +53,8 @@ async def test_the_entry_refuses_without_fetching_hanging_or_blocking(sock_env):
     with CountingServer() as srv:
         b = FakeBrowser(sock_env)
         await b.start()
-        b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+        b.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                "extension_version": "0.1.0", "browser": "Fake"})
         b.send({"type": "registry", "sites": {"a.test": tools(srv)}})
         async with McpSession(sock_env) as mcp:
             await mcp.wait_tools(lambda n: "a_test__fine" in n)
@@ -93,7 +95,8 @@ async def test_the_panel_agent_in_the_host_refuses_the_same(tmp_path):
         b = FakeBrowser(env)
         await b.start()
         try:
-            b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+            b.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                    "extension_version": "0.1.0", "browser": "Fake"})
             b.send({"type": "registry", "sites": {"a.test": tools(srv)}})
             b.send({"type": "panel_settings", "settings": {
                 "provider": "ollama", "mode": "auto",

@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.fake_browser import FakeBrowser
 from tests.support.raw_entry import RawEntry
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +38,8 @@ async def test_the_host_runs_servers_for_the_panel_only_and_stops_them_when_it_e
     b = FakeBrowser({**sock_env, "WEBMCP_SIDECAR_CONFIG_DIR": str(config)})
     await b.start()
     try:
-        b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test 1"})
+        b.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                "extension_version": "0.1.0", "browser": "Test 1"})
         await b.expect("host_hello")
         b.send({"type": "registry", "sites": {"a.test": TOOLS}})
         b.send({"type": "panel_servers", "id": "1", "op": "tools"})

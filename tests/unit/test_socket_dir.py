@@ -17,6 +17,7 @@ from tests.support.fake_browser import FakeBrowser
 from tests.support.mcp_session import McpSession, text
 from webmcp_sidecar import logs, paths
 from webmcp_sidecar.wire import localsock
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 pytestmark = pytest.mark.anyio
 
@@ -155,7 +156,8 @@ async def test_the_host_refuses_a_planted_dir_and_keeps_serving_the_browser(
     b = FakeBrowser(sock_env)
     await b.start()
     try:
-        b.send({"type": "hello", "extension_version": "0.1.0", "browser": "Test"})
+        b.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                "extension_version": "0.1.0", "browser": "Test"})
         b.send({"type": "ping", "id": "1"})
         assert (await b.expect("pong"))["id"] == "1"  # the native side lives on
         log = tmp_path / "log" / "host.log"

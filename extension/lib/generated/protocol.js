@@ -9,7 +9,7 @@ const deepFreeze = (v) => {
   return Object.freeze(v);
 };
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 export const HOST_NAME = "io.webmcp.sidecar";
 export const PAGE_PORT_NAME = "webmcp-page";
 export const PANEL_PORT_NAME = "webmcp-panel";

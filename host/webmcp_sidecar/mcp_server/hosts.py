@@ -73,7 +73,8 @@ class HostLink:
     async def open(self) -> None:
         reader, writer = await localsock.connect(self.endpoint)
         self._writer = writer
-        hello = m.EntryHello(client=self.pool.client_name, pid=os.getpid(), token=self.endpoint.token)
+        hello = m.EntryHello(client=self.pool.client_name, pid=os.getpid(), token=self.endpoint.token,
+                             protocol=PROTOCOL_VERSION)
         writer.write(localsock.frame(dumps(hello.model_dump())))
         payload = await asyncio.wait_for(localsock.read_frame(reader), timeout=5)
         if payload is None:

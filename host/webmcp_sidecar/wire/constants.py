@@ -16,7 +16,7 @@ from typing import Literal, get_args
 # Bump when a message changes shape or meaning. The extension and the host compare it at the
 # handshake (`hello` / `host_hello`), the MCP entry and the host at theirs (`entry_hello` /
 # `welcome`); on a mismatch neither side routes calls, and both say how to fix it.
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # --- names ---------------------------------------------------------------------------------
 HOST_NAME = "io.webmcp.sidecar"  # the native-messaging host the installer registers

@@ -79,13 +79,15 @@ def _missing(checks: list[Check], connected: bool) -> list[str]:
 async def _probe(timeout: float) -> list[tuple[Any, dict[str, Any] | None, str]]:
     from webmcp_sidecar.wire import localsock
     from webmcp_sidecar.wire.codec import dumps
+    from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
     out: list[tuple[Any, dict[str, Any] | None, str]] = []
     for ep in localsock.list_endpoints():
         try:
             async with asyncio.timeout(timeout):
                 reader, writer = await localsock.connect(ep)
-                hello = {"type": "entry_hello", "client": "doctor", "pid": os.getpid(),
+                hello = {"type": "entry_hello", "protocol": PROTOCOL_VERSION, "client": "doctor",
+                         "pid": os.getpid(),
                          "token": ep.token}
                 writer.write(localsock.frame(dumps(hello)))
                 await writer.drain()
