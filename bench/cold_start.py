@@ -31,12 +31,14 @@ sys.path.insert(0, str(ROOT / "host"))
 
 from webmcp_sidecar import EXTENSION_ID  # noqa: E402
 from webmcp_sidecar.setup.install.manifest import launcher_spec  # noqa: E402
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION  # noqa: E402
 
 HDR = struct.Struct("=I")  # native byte order, as Chrome frames
 # The first message sent, and the type of the answer timed.
 FIRST = {
     "ping": ({"type": "ping", "id": "1"}, "pong"),
-    "hello": ({"type": "hello", "extension_version": "0.1.0", "browser": "bench"}, "host_hello"),
+    "hello": ({"type": "hello", "protocol": PROTOCOL_VERSION,
+               "extension_version": "0.1.0", "browser": "bench"}, "host_hello"),
 }
 
 

@@ -34,6 +34,7 @@ from bench.chain_series import Series, chain_via, interleave, ping_via, timed_ca
 from bench.chain_series import entry_command as chain_entry_command
 from webmcp_sidecar import EXTENSION_ID
 from webmcp_sidecar.mcp_server.entry_link import ENTRY_LINK_ENV
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 ORIGIN = f"chrome-extension://{EXTENSION_ID}"
 SITE = "bench.test"
@@ -129,7 +130,8 @@ async def run(args: argparse.Namespace) -> tuple[list[dict[str, Stats]], list[di
         links: list[asyncio.Task[None]] = []
         responder = asyncio.ensure_future(answer_calls(browser, links, args.link))
         try:
-            browser.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+            browser.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                          "extension_version": "0.1.0", "browser": "Fake"})
             browser.send({"type": "registry", "sites": {SITE: [ADD]}})
             async with contextlib.AsyncExitStack() as stack:
                 entries: list[tuple[str, str | None, bool]] = [("tree", None, False)] if args.tree else []

@@ -36,6 +36,7 @@ from bench.chain_series import PATTERN, Series, interleave, timed_calls
 from webmcp_sidecar.paths import socket_dir
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import dumps, parse_payload
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 TS_CLIENT = ROOT / "bench" / "ts_client.mjs"
@@ -254,7 +255,8 @@ async def run_fake(args: argparse.Namespace) -> dict[str, Stats]:
 
         responder = asyncio.ensure_future(answer())
         try:
-            browser.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+            browser.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                          "extension_version": "0.1.0", "browser": "Fake"})
             browser.send({"type": "registry", "sites": {site: [BLOB_TOOL]}})
             return await client_series(env, site, n, expected, args, str(Path(tmp) / "home"))
         finally:

@@ -33,6 +33,7 @@ from tests.support.browser import launch
 
 from bench._util import Stats, TimedSession, fmt, say, serve_site, sidecar_env, site_of, table
 from bench.chain import clock_offset_ms
+from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 
 @dataclass
@@ -160,7 +161,8 @@ async def run_fake(args: argparse.Namespace) -> str:
             browser = FakeBrowser(env)
             await browser.start()
             try:
-                browser.send({"type": "hello", "extension_version": "0.1.0", "browser": "Fake"})
+                browser.send({"type": "hello", "protocol": PROTOCOL_VERSION,
+                              "extension_version": "0.1.0", "browser": "Fake"})
                 tools = [scale_tool(i) for i in range(args.tools)]
                 browser.send(
                     {"type": "registry", "sites": {f"127.0.0.1:{9000 + k}": tools for k in range(level)}}
