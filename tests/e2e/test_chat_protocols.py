@@ -3,13 +3,15 @@ docs/CHAT_SITES.md): tests/support/chat_protocols.py serves each site's endpoint
 the replica page (`?protocol=`) sends that site's request, and the shipped adapter's own `request`
 and `response` read it, end to end with a local MCP server's tool. Its own module (the helpers are
 test_chat_sites.py's) so the two test workers share the chat tests. Polyfill mode, as there.
-The tests share one browser and host (tests/e2e/conftest.py), with the local server added once."""
+The tests share one browser and host (tests/e2e/conftest.py), with the local server added once;
+each leaves its site as it found it."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from tests.e2e.test_chat_sites import (
     until,
     verified_adapter,
 )
+from tests.support.browser import Browser
 from tests.support.chat_protocols import PROTOCOLS
 from tests.support.chat_replica import Replica, Reply, serve_replica
 
@@ -52,6 +55,23 @@ def module_envs(module_envs: Any) -> Any:
     if EVERYTHING.exists():
         add_server(env)
     return module_envs
+
+
+@pytest.fixture(autouse=True)
+async def _sites_left_as_found(browser: Browser, sidecar_env: dict[str, str]) -> AsyncIterator[None]:
+    """The tests share a host and browser: each removes the adapter it added (the CLI's
+    `remove`) and turns its chat site's prefs off, should a later replica get this one's port."""
+    yield
+    for info in json.loads(cli(sidecar_env, "list", "--json").stdout):
+        if info["origin"].startswith("user"):
+            cli(sidecar_env, "remove", info["name"])
+    worker = await browser.worker()
+    await worker.evaluate("""async () => {
+      const cs = globalThis.sidecar.chatSites;
+      for (const site of Object.keys(cs.prefs)) {
+        await cs.setPrefs(site, { enabled: false, autoRun: false, autoSend: false, chosen: [], allowed: [] });
+      }
+    }""")
 
 
 def shipped_on_replica(env: dict[str, str], tmp_path: Path, name: str, replica: Replica) -> str:
