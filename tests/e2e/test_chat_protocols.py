@@ -2,14 +2,18 @@
 docs/CHAT_SITES.md): tests/support/chat_protocols.py serves each site's endpoint and stream format,
 the replica page (`?protocol=`) sends that site's request, and the shipped adapter's own `request`
 and `response` read it, end to end with a local MCP server's tool. Its own module (the helpers are
-test_chat_sites.py's) so the two test workers share the chat tests. Polyfill mode, as there."""
+test_chat_sites.py's) so the two test workers share the chat tests. Polyfill mode, as there.
+The tests share one browser and host (tests/e2e/conftest.py), with the local server added once;
+each leaves its site as it found it."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,10 +33,11 @@ from tests.e2e.test_chat_sites import (
     until,
     verified_adapter,
 )
+from tests.support.browser import Browser
 from tests.support.chat_protocols import PROTOCOLS
 from tests.support.chat_replica import Replica, Reply, serve_replica
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
 @pytest.fixture
@@ -40,9 +45,33 @@ def mode() -> str:
     return "polyfill"  # as test_chat_sites.py: the chat path does not depend on it
 
 
-@pytest.fixture
-def sidecar_env(sidecar_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
-    return {**sidecar_env, "WEBMCP_SIDECAR_CONFIG_DIR": str(tmp_path / "config")}  # the server's
+@pytest.fixture(scope="module")
+def module_envs(module_envs: Any) -> Any:
+    """The conftest's, its one environment (the tests share a browser and host) with a config
+    dir of the module's, where the servers CLI adds the local MCP server once, before the
+    browser starts: each adapter has a name and each replica a host of its own."""
+    env = module_envs.get("polyfill")
+    env["WEBMCP_SIDECAR_CONFIG_DIR"] = str(module_envs.base / "config")
+    if EVERYTHING.exists():
+        add_server(env)
+    return module_envs
+
+
+@pytest.fixture(autouse=True)
+async def _sites_left_as_found(browser: Browser, sidecar_env: dict[str, str]) -> AsyncIterator[None]:
+    """The tests share a host and browser: each removes the adapter it added (the CLI's
+    `remove`) and turns its chat site's prefs off, should a later replica get this one's port."""
+    yield
+    for info in json.loads(cli(sidecar_env, "list", "--json").stdout):
+        if info["origin"].startswith("user"):
+            cli(sidecar_env, "remove", info["name"])
+    worker = await browser.worker()
+    await worker.evaluate("""async () => {
+      const cs = globalThis.sidecar.chatSites;
+      for (const site of Object.keys(cs.prefs)) {
+        await cs.setPrefs(site, { enabled: false, autoRun: false, autoSend: false, chosen: [], allowed: [] });
+      }
+    }""")
 
 
 def shipped_on_replica(env: dict[str, str], tmp_path: Path, name: str, replica: Replica) -> str:
@@ -76,7 +105,6 @@ async def test_each_shipped_adapter_round_trips_on_a_replica_of_its_protocol(
     # request (Kimi's binary envelope rewritten), the call at the answer's very first token is caught from the
     # stream (the page shows no text to read, but for Gemini), the thinking's call of another tool is not, the
     # local server's tool runs, its result goes back, and the next answer reads well: the adapter is verified.
-    await asyncio.to_thread(add_server, sidecar_env)
     with serve_replica(site) as replica:
         shipped_on_replica(sidecar_env, tmp_path, site, replica)
         page, tab = await open_chat(browser, replica, f"?protocol={site}")

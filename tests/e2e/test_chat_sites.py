@@ -354,6 +354,15 @@ async def test_a_stale_adapter_says_so_and_offers_the_dom_path(browser, sidecar_
     tools, tools_host = await tools_page(browser, site_url)
     page, tab = await open_chat(browser, sse)
     await enable(browser, page, tab, tools_host)
+    # No request the adapter names will ever come: the page's side may say so after 0.5 s
+    # rather than the 8 s it gives a real site (a test-only knob in the isolated world).
+    worker = await browser.worker()
+    await worker.evaluate(
+        """([tabId]) => chrome.scripting.executeScript({ target: { tabId }, func: () => {
+          globalThis.webmcpSidecar.chatPage.seenWaitMs = 500;
+        } })""",
+        [tab],
+    )
     sse.replies.append(Reply(f"Let me add those. {CALL}"))
     await say(sse, page, "What is 2 + 3?")
     assert sse.requests[0]["messages"][-1]["content"] == "What is 2 + 3?"  # nothing could be added

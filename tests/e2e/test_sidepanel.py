@@ -2,12 +2,18 @@
 the panel page in another, the real host (started by the browser), a real Secret Service, and a
 local LLM server speaking OpenAI's / Anthropic's streaming wire formats.
 
+The tests share one browser (and host, HOME, data dir) for the module: before each, the browser
+is reset (tests/support/browser.py) and the panel, opened afresh, clears the operation log and
+starts a new conversation, as a user would; settings are set by each test that chats. The one
+test that closes its browser to search the profile for a key has a browser of its own.
+
 Screenshots of every view, light and dark, go to test-artifacts/.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import secrets
@@ -18,13 +24,13 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
-from tests.support.browser import Browser, launch
+from tests.support.browser import Browser, SharedBrowsers, launch
 from tests.support.fake_llm import Calls, Error, FakeLLM, Hang, Text
 from tests.support.keyring_env import secret_service
 from tests.support.mcp_session import McpSession
 from webmcp_sidecar import EXTENSION_ID
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 PANEL_URL = f"chrome-extension://{EXTENSION_ID}/sidepanel/index.html"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 DATE = "2026-12-01"
@@ -52,11 +58,34 @@ class Session:
     site: str
 
 
-@pytest.fixture
-async def s(tmp_path, sidecar_env, keyring_env, llm, demo_url) -> AsyncIterator[Session]:
+def with_keyring(env: dict[str, str], keyring_env: dict[str, str]) -> dict[str, str]:
     # The test's own HOME stays (MCP entries find the host through it); the keyring is on the bus.
-    env = {**sidecar_env, **keyring_env, "HOME": sidecar_env["HOME"]}
-    async with launch(tmp_path, env, "native") as browser:
+    return {**env, **keyring_env, "HOME": env["HOME"]}
+
+
+@pytest.fixture(scope="module")
+async def shared_browser(tmp_path_factory, module_envs,
+                         keyring_env) -> AsyncIterator[SharedBrowsers]:
+    """The module's browser (launched on first use), in the environment `sidecar_env` gives
+    its tests (the module's, with no WebMCP mode), plus the keyring."""
+    pool = SharedBrowsers(tmp_path_factory.mktemp("browsers"),
+                          lambda _mode: with_keyring(module_envs.get("-"), keyring_env))
+    try:
+        yield pool
+    finally:
+        await pool.aclose()
+
+
+@pytest.fixture
+async def s(request, tmp_path, sidecar_env, keyring_env, llm, demo_url,
+            shared_browser: SharedBrowsers) -> AsyncIterator[Session]:
+    env = with_keyring(sidecar_env, keyring_env)
+    fresh = request.node.get_closest_marker("fresh_browser") is not None
+    async with contextlib.AsyncExitStack() as stack:
+        if fresh:
+            browser = await stack.enter_async_context(launch(tmp_path, env, "native"))
+        else:
+            browser = await shared_browser.get("native")
         demo = await browser.open(demo_url)
         panel = await browser.ctx.new_page()
         await panel.set_viewport_size({"width": 400, "height": 760})
@@ -64,6 +93,14 @@ async def s(tmp_path, sidecar_env, keyring_env, llm, demo_url) -> AsyncIterator[
         site = demo_url.split("/")[2]
         await expect(panel.locator("#conn")).to_have_attribute("data-state", "connected", timeout=20_000)
         await expect(panel.locator("#target")).to_contain_text(f"{site} · 4 tools", timeout=20_000)
+        if not fresh:
+            # What an earlier test left in the panel: its calls in the log, its conversation.
+            await panel.click("#tab-log")
+            await panel.click("#view-log button:text-is('Clear')")
+            await expect(panel.locator("details.log-row")).to_have_count(0)
+            await panel.click("#tab-chat")
+            await panel.click("button[title='Start a new conversation']")
+            await expect(panel.locator(".msg")).to_have_count(0)
         yield Session(browser, demo, panel, llm, env, site)
 
 
@@ -143,6 +180,7 @@ async def test_chat_drives_the_demo_site_over_openai_streaming(s: Session):
     await shot(s.panel, "log")
 
 
+@pytest.mark.fresh_browser  # closes its browser, then searches the profile and dirs for the key
 async def test_anthropic_with_a_key_set_in_the_panel_that_never_leaves_the_host(s: Session, capfd, tmp_path):
     key = "sk-ant-e2e-" + secrets.token_hex(12)
     await configure(s, "anthropic", anthropic=True)

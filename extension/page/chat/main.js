@@ -76,7 +76,9 @@
       render();
     },
   });
-  ns.chatPage = { ui }; // for debugging and the e2e tests (the isolated world only)
+  // For debugging and the e2e tests (the isolated world only, out of the page's reach). The
+  // e2e test of a stale adapter sets `seenWaitMs` lower rather than wait the real 8 s.
+  ns.chatPage = { ui, seenWaitMs: SEEN_WAIT_MS };
 
   function render() {
     if (state) ui.render({ ...state, armed, inputMode: domMode || !state.adapter.request.message_path });
@@ -210,7 +212,7 @@
       if (requestsSeen === seen && state?.enabled) {
         stale(`no request to ${state.adapter.request.url} was seen for the message you sent, so the tools were not added and the answer is not read.`, before);
       }
-    }, SEEN_WAIT_MS);
+    }, ns.chatPage.seenWaitMs);
   }
 
   // Trusted sends only (the user's own Enter or click, before the page sees it, with text in
