@@ -115,3 +115,35 @@ def sock_env(tmp_path: Path, private_home: Path,
     for k, v in e.items():
         monkeypatch.setenv(k, v)
     return e
+
+
+# --- where the run's time went, per xdist worker (printed after --durations) ------------------
+# With `--dist loadfile` a test module runs whole on one worker, so a long module scheduled last
+# leaves the other worker idle: these lines show each worker's busy time, when it finished and
+# its last modules, so such a tail is visible in every full run.
+_timeline: dict[str, list[tuple[float, float, str]]] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    node = getattr(report, "node", None)  # set on the controller for a worker's report
+    if node is None:
+        return
+    worker = node.workerinput["workerid"]
+    _timeline.setdefault(worker, []).append((report.start, report.stop, report.nodeid.split("::")[0]))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _timeline:
+        return
+    t0 = min(start for rows in _timeline.values() for start, _, _ in rows)
+    terminalreporter.section("time per worker")
+    for worker, rows in sorted(_timeline.items()):
+        busy = sum(stop - start for start, stop, _ in rows)
+        end = max(stop for _, stop, _ in rows) - t0
+        last: list[str] = []
+        for _, _, path in sorted(rows):
+            if path in last:
+                last.remove(path)
+            last.append(path)
+        terminalreporter.write_line(
+            f"{worker}: busy {busy:.0f} s, done at {end:.0f} s; last modules: {', '.join(last[-3:])}")
