@@ -13,11 +13,12 @@
 // extension pages only, as skills-panel.js checks).
 
 import { calls, CHAT_LIB_FILES } from '../lib/chat/index.js';
-import { callId, CALLER_CHAT, isCallOf } from '../lib/call-ids.js';
+import { callId, CALLER_CHAT } from '../lib/call-ids.js';
 import { CHAT_PORT_NAME, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../lib/protocol.js';
 import { isOurPage } from '../lib/senders.js';
 import { siteOf } from '../lib/site.js';
 import { isPublicSuffix } from '../lib/public-suffix.js';
+import { localReply } from './reply.js';
 
 export { CHAT_PORT_NAME };
 const STORE_KEY = 'chatSites.prefs';
@@ -89,12 +90,12 @@ export class ChatSites {
    * @param {{
    *   chrome: typeof globalThis.chrome,
    *   registry: import('../lib/registry.js').Registry,
-   *   runCall: (msg: any) => void,
+   *   runCall: (msg: any, reply: import('./reply.js').Reply) => void,
    *   send: (msg: any) => boolean,
    *   logCall: (id: string, caller: {kind: 'chat', label: string}, site: string, tool: string, args: any) => void,
    *   logEnd: (id: string, outcome: {ok: boolean, value?: string|null, error?: any}) => void,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
-   * }} w runCall: a site call routed as if the host had sent it (its result comes to ownResult)
+   * }} w runCall: a site call routed as if the host had sent it (its result comes to siteResult, by its reply)
    */
   constructor(w) {
     this.w = w;
@@ -145,11 +146,10 @@ export class ChatSites {
     this.answer(raw.id, outcome);
   }
 
-  /** A `result` on its way to the host: true when it answers one of our calls (kept here). */
-  ownResult(msg) {
-    if (!isCallOf(msg?.id, CALLER_CHAT) || !this.pending.has(msg.id)) return false;
+  /** A site call's `result` (its reply's: run()), for the chat page that asked, if still there. */
+  siteResult(msg) {
+    if (!this.pending.has(msg?.id)) return;
     this.answer(msg.id, { ok: msg.ok === true, value: msg.value ?? null, error: msg.error ?? null });
-    return true;
   }
 
   // --- tabs ------------------------------------------------------------------------------------
@@ -355,7 +355,8 @@ export class ChatSites {
     const caller = { kind: /** @type {'chat'} */ ('chat'), label: `Chat: ${site}` };
     if (tool.kind === 'site') {
       this.w.logCall(id, caller, tool.where, tool.tool, args);
-      this.w.runCall({ type: 'call', id, site: tool.where, tool: tool.tool, args, timeout_ms: CALL_TIMEOUT_MS, max_bytes: DEFAULT_MAX_BYTES });
+      this.w.runCall({ type: 'call', id, site: tool.where, tool: tool.tool, args, timeout_ms: CALL_TIMEOUT_MS, max_bytes: DEFAULT_MAX_BYTES },
+        localReply('chat', (result) => this.siteResult(result)));
       return;
     }
     this.w.logCall(id, caller, `mcp:${tool.where}`, tool.tool, args);
