@@ -10,12 +10,11 @@
 // only from a source the user trusts: local MCP servers and skills the user installed; a web
 // page's word about its own tools runs nothing without a click (the user may allow that tool). The side panel's Chat sites view reads and
 // sets them with runtime messages (`chat_sites_state`, `chat_sites_tools`, `chat_sites_set`;
-// extension pages only, as skills-panel.js checks).
+// extension pages only: routes.js checks).
 
 import { calls, CHAT_LIB_FILES } from '../lib/chat/index.js';
 import { callId, CALLER_CHAT } from '../lib/call-ids.js';
 import { CHAT_PORT_NAME, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../lib/protocol.js';
-import { isOurPage } from '../lib/senders.js';
 import { siteOf } from '../lib/site.js';
 import { isPublicSuffix } from '../lib/public-suffix.js';
 import { localReply } from './reply.js';
@@ -186,10 +185,12 @@ export class ChatSites {
 
   // --- the page's port -------------------------------------------------------------------------
 
-  /** Port `webmcp-chat` from a chat page's isolated world: its site is the tab's, never its word. */
+  /**
+   * Port `webmcp-chat` from a chat page's isolated world, in a tab's top frame (routes.js checked
+   * the sender): its site is the tab's, never its word.
+   * @param {chrome.runtime.Port} port
+   */
   connect(port) {
-    const tab = port.sender?.tab;
-    if (!tab?.id || port.sender?.frameId !== 0 || port.sender?.id !== this.w.chrome.runtime.id) return port.disconnect();
     this.ports.add(port);
     port.onDisconnect.addListener(() => {
       void this.w.chrome.runtime.lastError;
@@ -403,12 +404,11 @@ export class ChatSites {
 
   /**
    * Runtime messages from the side panel (`chat_sites_state`, `chat_sites_tools {site}`,
-   * `chat_sites_set {site, ...change}`); extension pages only: a page must not learn or change this.
-   * @param {any} msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} respond
+   * `chat_sites_set {site, ...change}`); extension pages only (routes.js checks): a page must
+   * not learn or change this.
+   * @param {any} msg @param {chrome.runtime.MessageSender} _sender @param {(r: any) => void} respond
    */
-  panelRequest(msg, sender, respond) {
-    const chrome = this.w.chrome;
-    if (!isOurPage(sender, chrome.runtime)) return false;
+  panelRequest(msg, _sender, respond) {
     /** @type {() => Promise<any>} */
     let work;
     if (msg.type === 'chat_sites_state') work = () => this.panelState();

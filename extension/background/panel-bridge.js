@@ -6,7 +6,6 @@
 import { callId, CALLER_INSPECTOR, CALLER_SERVER, isCallOf } from '../lib/call-ids.js';
 import { callerOf, OpLog, SERVER_SITE, serverCaller } from '../lib/oplog.js';
 import { DEFAULT_MAX_BYTES, PANEL_PORT_NAME } from '../lib/protocol.js';
-import { isOurPage } from '../lib/senders.js';
 import { localReply } from './reply.js';
 import { takeRecord } from './skill-recorder.js';
 
@@ -61,10 +60,6 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
      * @param {chrome.runtime.Port} port @param {(port: chrome.runtime.Port, msg: any) => void} route
      */
     connect(port, route) {
-      if (!isOurPage(port.sender, chrome.runtime)) {
-        port.disconnect();
-        return;
-      }
       panels.add(port);
       port.onMessage.addListener((msg) => route(port, msg));
       port.onDisconnect.addListener(() => {

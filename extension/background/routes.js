@@ -13,7 +13,7 @@
 // entry's link's with that link's (fromEntry), and a call's result leaves by it (answer).
 
 import { checkHostMessage, errorResult } from '../lib/messages.js';
-import { isOurPage } from '../lib/senders.js';
+import { isOurPage, ourFrame } from '../lib/senders.js';
 import { PAGE_PORT_NAME } from '../lib/protocol.js';
 import { CHAT_PORT_NAME } from './chat-sites.js';
 import { PANEL_PORT_NAME } from './panel-bridge.js';
@@ -76,8 +76,15 @@ export function createRoutes(w) {
   const unknown = checked(noop);
   const cancelSiteCall = checked((m) => siteCalls.cancel(m.id));
   const toPanels = (raw) => panel.relay(raw);
-  const panelRequest = (msg, sender, respond) => browserTools.onPanelRequest(msg, sender, respond);
-  const chatSitesPanel = (msg, sender, respond) => w.chatSites?.panelRequest(msg, sender, respond) ?? false;
+  /**
+   * "Is this sender ours", asked here and nowhere else in the worker (lib/senders.js): a runtime
+   * message only our own pages may send (the side panel, the popup) is dropped unanswered from
+   * anyone else (a content script, so a page), before its module sees it.
+   * @param {(msg: any, sender: chrome.runtime.MessageSender, respond: (r: any) => void) => boolean} handler
+   */
+  const ourPages = (handler) => (msg, sender, respond) => (isOurPage(sender, chrome.runtime) ? handler(msg, sender, respond) : false);
+  const panelRequest = ourPages((msg, sender, respond) => browserTools.onPanelRequest(msg, sender, respond));
+  const chatSitesPanel = ourPages((msg, sender, respond) => w.chatSites?.panelRequest(msg, sender, respond) ?? false);
 
   /**
    * The kinds of the user's documents the worker uses (documents/kinds.py `feeds_worker`): kind
@@ -167,31 +174,47 @@ export function createRoutes(w) {
     'panel_*': ['panel-bridge.js, to the host', (port, msg) => panel.toHost(port, msg)],
   });
 
-  /** chrome.runtime.onConnect, by port name (other names are left alone). */
+  /**
+   * chrome.runtime.onConnect, by port name (other names are left alone). Each name is for one
+   * kind of sender (lib/senders.js); a port from anyone else is closed here.
+   */
   const PORTS = table({
-    [PAGE_PORT_NAME]: ['frame-ports.js', (port) => frames.connect(port, fromPage)],
-    [PANEL_PORT_NAME]: ['panel-bridge.js', (port) => panel.connect(port, fromPanel)],
-    [CHAT_PORT_NAME]: ['chat-sites.js', (port) => w.chatSites?.connect(port)],
+    // Our content scripts, one per frame of a tab.
+    [PAGE_PORT_NAME]: ['frame-ports.js', (port) => {
+      const at = ourFrame(port.sender, chrome.runtime);
+      if (!at) return port.disconnect();
+      frames.connect(port, at, fromPage);
+    }],
+    // Our own pages only (the side panel, in its pane or a tab): never a content script.
+    [PANEL_PORT_NAME]: ['panel-bridge.js', (port) => {
+      if (!isOurPage(port.sender, chrome.runtime)) return port.disconnect();
+      panel.connect(port, fromPanel);
+    }],
+    // A chat page's toolbar: our content script in a tab's top frame.
+    [CHAT_PORT_NAME]: ['chat-sites.js', (port) => {
+      const at = ourFrame(port.sender, chrome.runtime);
+      if (at?.frameId !== 0) return port.disconnect();
+      w.chatSites?.connect(port);
+    }],
   });
 
   /** chrome.runtime.onMessage from extension pages (and the pages' stubs), answered with sendResponse. */
   const RUNTIME = table({
     // A frame's isolated-world stub: its frame uses WebMCP, inject the rest (page-install.js checks the sender).
     page_install: ['page-install.js', (msg, sender, respond) => w.pageInstall?.request(msg, sender, respond) ?? false],
-    status: ['worker.js', (msg, sender, respond) => {
-      // Extension pages only (side panel, popup): pages must not learn what else is open.
-      if (!isOurPage(sender, chrome.runtime)) return false;
+    // Extension pages only from here on (ourPages): pages must not learn what else is open.
+    status: ['worker.js', ourPages((msg, sender, respond) => {
       respond(w.status());
       return false;
-    }],
-    // The side panel's Sessions view (browser-tools.js checks the sender itself).
+    })],
+    // The side panel's Sessions view.
     sessions: ['browser-tools.js', panelRequest],
     session_focus: ['browser-tools.js', panelRequest],
     session_close_tabs: ['browser-tools.js', panelRequest],
-    // The side panel's Skills view (skills-panel.js checks the sender itself).
-    skills_status: ['skills-panel.js', (msg, sender, respond) => w.skillsPanel.status(msg, sender, respond)],
-    skills_try: ['skills-panel.js', (msg, sender, respond) => w.skillsPanel.try(msg, sender, respond)],
-    // The side panel's Chat sites view: per-site prefs and tools (chat-sites.js checks the sender).
+    // The side panel's Skills view.
+    skills_status: ['skills-panel.js', ourPages((msg, sender, respond) => w.skillsPanel.status(msg, sender, respond))],
+    skills_try: ['skills-panel.js', ourPages((msg, sender, respond) => w.skillsPanel.try(msg, sender, respond))],
+    // The side panel's Chat sites view: per-site prefs and tools.
     chat_sites_state: ['chat-sites.js', chatSitesPanel],
     chat_sites_tools: ['chat-sites.js', chatSitesPanel],
     chat_sites_set: ['chat-sites.js', chatSitesPanel],

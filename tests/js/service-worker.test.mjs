@@ -297,7 +297,7 @@ test('a prerendered page does not take the tab until activated, then is asked to
   const d0 = connectFrame(4, 0, 'http://d.com/');
   sendTools(d0, [tool('d')]);
   const pre = new Port(chrome, 'webmcp-page', {
-    tab: { id: 4, windowId: 1, url: 'http://d.com/' }, frameId: 55, url: 'http://e.com/',
+    id: chrome.runtime.id, tab: { id: 4, windowId: 1, url: 'http://d.com/' }, frameId: 55, url: 'http://e.com/',
     frameType: 'outermost_frame', documentLifecycle: 'prerender',
   });
   chrome.runtime.onConnect.fire(pre);
