@@ -1,11 +1,11 @@
 // Entry links: a loopback WebSocket from the worker to each MCP entry that offered one (the
 // entry's end: mcp_server/entry_link.py; the offer comes through the host, `entry_link`, with the
-// entry's connection id; the socket: loopback-link.js). An entry sends its site calls and their cancels on its link, and a
-// call's result goes back on the link it came on, so the host is not on the way
-// (bench/README.md, "The entry link"). A link carries only its own entry's calls (ids that begin
-// with its connection id); each comes with the link's reply (reply.js), which its result takes
-// back. When a link closes, the calls whose reply it is that still run are cancelled (nobody can
-// read their results any more). Tokens live in the links only: never stored or logged.
+// entry's connection id; the socket: loopback-link.js). An entry sends its site calls and their
+// cancels on its link; each call comes with the link's reply (reply.js), so its result goes back
+// on the link it came on and the host is not on the way (bench/README.md, "The entry link"). A
+// link carries only its own entry's calls (ids that begin with its connection id). When a link
+// closes, the calls whose reply it is that still run are cancelled (nobody can read their
+// results any more). Tokens live in the links only: never stored or logged.
 
 import { isCallOf } from '../lib/call-ids.js';
 import { sliceIntoChunks } from '../lib/chunks.js';
@@ -106,7 +106,6 @@ export class EntryLinks {
 function linkReply(link) {
   return {
     via: 'entry',
-    isOpen: () => link.isOpen(),
     post(msg) {
       if (!link.isOpen()) return false;
       const text = JSON.stringify(msg);

@@ -6,13 +6,9 @@
 // calls whose reply it is (SiteCalls.dropReply).
 
 /**
- * @typedef {{
- *   via: 'host'|'entry'|'inspector'|'chat',
- *   post: (msg: any) => boolean,
- *   isOpen: () => boolean,
- * }} Reply
- *   via: who called, for logs and tests; post: sends the call's `result` (false when this way is
- *   closed: routes.js then gives it to the host); isOpen: whether post can still deliver
+ * @typedef {{via: 'host'|'entry'|'inspector'|'chat', post: (msg: any) => boolean}} Reply
+ *   via: which way, for logs and tests; post: sends the call's `result` (false when this way has
+ *   closed: routes.js then gives it to the host)
  */
 
 /**
@@ -21,5 +17,5 @@
  * @returns {Reply}
  */
 export function localReply(via, take) {
-  return { via, post: (msg) => { take(msg); return true; }, isOpen: () => true };
+  return { via, post: (msg) => { take(msg); return true; } };
 }

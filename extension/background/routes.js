@@ -58,7 +58,7 @@ export function createRoutes(w) {
   const { chrome, link, siteCalls, frames, panel, browserTools, log } = w;
 
   /** The host's way back: the native port (native-link.js; a long result in chunks). @type {Reply} */
-  const hostReply = { via: 'host', post: (msg) => link.send(msg), isOpen: () => !!link.port };
+  const hostReply = { via: 'host', post: (msg) => link.send(msg) };
 
   /**
    * A host request the worker answers itself: checked first; a bad one is answered (the way it
