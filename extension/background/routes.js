@@ -234,7 +234,7 @@ export function createRoutes(w) {
 
   /** Every message from the host. */
   function fromHost(raw) {
-    fromEntry(raw, hostReply);
+    routeSafely(raw, hostReply);
   }
 
   /**
@@ -243,6 +243,11 @@ export function createRoutes(w) {
    * @param {any} raw @param {Reply} reply
    */
   function fromEntry(raw, reply) {
+    routeSafely(raw, reply);
+  }
+
+  /** @param {any} raw @param {Reply} reply */
+  function routeSafely(raw, reply) {
     try {
       routeHost(raw, false, reply);
     } catch (e) {
