@@ -9,7 +9,6 @@
 
 import { browserLabel } from '../lib/browser.js';
 import { browserName, toolUnavailable } from '../lib/browser-support.js';
-import { isOurPage } from '../lib/senders.js';
 import { Debuggers } from './cdp.js';
 import { ToolError } from './page-calls.js';
 import { PAGE_TOOLS } from './page-actions.js';
@@ -251,9 +250,7 @@ export function installBrowserTools({ send, log = noop }) {
    * @param {any} msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} sendResponse
    */
   function onPanelRequest(msg, sender, sendResponse) {
-    if (!PANEL_MESSAGES.has(msg?.type)) return false;
-    // Extension pages only (the side panel, in its pane or a tab), never content scripts.
-    if (!isOurPage(sender, chrome.runtime)) return false;
+    if (!PANEL_MESSAGES.has(msg?.type)) return false; // routes.js let only our own pages through
     if (msg?.type === 'sessions' && typeof msg.calls === 'string') {
       // A session's recorded browser calls ("Save as skill" in the Sessions view); typed text masked.
       sendResponse({ calls: recorder.shown(msg.calls) });

@@ -10,14 +10,14 @@
 // only from a source the user trusts: local MCP servers and skills the user installed; a web
 // page's word about its own tools runs nothing without a click (the user may allow that tool). The side panel's Chat sites view reads and
 // sets them with runtime messages (`chat_sites_state`, `chat_sites_tools`, `chat_sites_set`;
-// extension pages only, as skills-panel.js checks).
+// extension pages only: routes.js checks).
 
 import { calls, CHAT_LIB_FILES } from '../lib/chat/index.js';
-import { callId, CALLER_CHAT, isCallOf } from '../lib/call-ids.js';
+import { callId, CALLER_CHAT } from '../lib/call-ids.js';
 import { CHAT_PORT_NAME, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../lib/protocol.js';
-import { isOurPage } from '../lib/senders.js';
 import { siteOf } from '../lib/site.js';
 import { isPublicSuffix } from '../lib/public-suffix.js';
+import { localReply } from './reply.js';
 
 export { CHAT_PORT_NAME };
 const STORE_KEY = 'chatSites.prefs';
@@ -89,12 +89,12 @@ export class ChatSites {
    * @param {{
    *   chrome: typeof globalThis.chrome,
    *   registry: import('../lib/registry.js').Registry,
-   *   runCall: (msg: any) => void,
+   *   runCall: (msg: any, reply: import('./reply.js').Reply) => void,
    *   send: (msg: any) => boolean,
    *   logCall: (id: string, caller: {kind: 'chat', label: string}, site: string, tool: string, args: any) => void,
    *   logEnd: (id: string, outcome: {ok: boolean, value?: string|null, error?: any}) => void,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
-   * }} w runCall: a site call routed as if the host had sent it (its result comes to ownResult)
+   * }} w runCall: a site call routed as if the host had sent it (its result comes to siteResult, by its reply)
    */
   constructor(w) {
     this.w = w;
@@ -145,11 +145,10 @@ export class ChatSites {
     this.answer(raw.id, outcome);
   }
 
-  /** A `result` on its way to the host: true when it answers one of our calls (kept here). */
-  ownResult(msg) {
-    if (!isCallOf(msg?.id, CALLER_CHAT) || !this.pending.has(msg.id)) return false;
+  /** A site call's `result` (its reply's: run()), for the chat page that asked, if still there. */
+  siteResult(msg) {
+    if (!this.pending.has(msg?.id)) return;
     this.answer(msg.id, { ok: msg.ok === true, value: msg.value ?? null, error: msg.error ?? null });
-    return true;
   }
 
   // --- tabs ------------------------------------------------------------------------------------
@@ -186,10 +185,12 @@ export class ChatSites {
 
   // --- the page's port -------------------------------------------------------------------------
 
-  /** Port `webmcp-chat` from a chat page's isolated world: its site is the tab's, never its word. */
+  /**
+   * Port `webmcp-chat` from a chat page's isolated world, in a tab's top frame (routes.js checked
+   * the sender): its site is the tab's, never its word.
+   * @param {chrome.runtime.Port} port
+   */
   connect(port) {
-    const tab = port.sender?.tab;
-    if (!tab?.id || port.sender?.frameId !== 0 || port.sender?.id !== this.w.chrome.runtime.id) return port.disconnect();
     this.ports.add(port);
     port.onDisconnect.addListener(() => {
       void this.w.chrome.runtime.lastError;
@@ -355,7 +356,8 @@ export class ChatSites {
     const caller = { kind: /** @type {'chat'} */ ('chat'), label: `Chat: ${site}` };
     if (tool.kind === 'site') {
       this.w.logCall(id, caller, tool.where, tool.tool, args);
-      this.w.runCall({ type: 'call', id, site: tool.where, tool: tool.tool, args, timeout_ms: CALL_TIMEOUT_MS, max_bytes: DEFAULT_MAX_BYTES });
+      this.w.runCall({ type: 'call', id, site: tool.where, tool: tool.tool, args, timeout_ms: CALL_TIMEOUT_MS, max_bytes: DEFAULT_MAX_BYTES },
+        localReply('chat', (result) => this.siteResult(result)));
       return;
     }
     this.w.logCall(id, caller, `mcp:${tool.where}`, tool.tool, args);
@@ -402,12 +404,11 @@ export class ChatSites {
 
   /**
    * Runtime messages from the side panel (`chat_sites_state`, `chat_sites_tools {site}`,
-   * `chat_sites_set {site, ...change}`); extension pages only: a page must not learn or change this.
-   * @param {any} msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} respond
+   * `chat_sites_set {site, ...change}`); extension pages only (routes.js checks): a page must
+   * not learn or change this.
+   * @param {any} msg @param {chrome.runtime.MessageSender} _sender @param {(r: any) => void} respond
    */
-  panelRequest(msg, sender, respond) {
-    const chrome = this.w.chrome;
-    if (!isOurPage(sender, chrome.runtime)) return false;
+  panelRequest(msg, _sender, respond) {
     /** @type {() => Promise<any>} */
     let work;
     if (msg.type === 'chat_sites_state') work = () => this.panelState();

@@ -1,12 +1,13 @@
 // Entry links: a loopback WebSocket from the worker to each MCP entry that offered one (the
 // entry's end: mcp_server/entry_link.py; the offer comes through the host, `entry_link`, with the
-// entry's connection id; the socket: loopback-link.js). An entry sends its site calls and their cancels on its link, and a
-// call's result goes back on the link it came on, so the host is not on the way
-// (bench/README.md, "The entry link"). A link carries only its own entry's calls (ids that begin
-// with its connection id); when it closes, the calls it brought that still run are cancelled:
-// nobody can read their results any more. Tokens live in the links only: never stored or logged.
+// entry's connection id; the socket: loopback-link.js). An entry sends its site calls and their
+// cancels on its link; each call comes with the link's reply (reply.js), so its result goes back
+// on the link it came on and the host is not on the way (bench/README.md, "The entry link"). A
+// link carries only its own entry's calls (ids that begin with its connection id). When a link
+// closes, the calls whose reply it is that still run are cancelled (nobody can read their
+// results any more). Tokens live in the links only: never stored or logged.
 
-import { callPrefix, isCallOf } from '../lib/call-ids.js';
+import { isCallOf } from '../lib/call-ids.js';
 import { sliceIntoChunks } from '../lib/chunks.js';
 import { RESULT_PART_CHARS } from '../lib/protocol.js';
 import { LoopbackLink } from './loopback-link.js';
@@ -14,23 +15,25 @@ import { LoopbackLink } from './loopback-link.js';
 /** Links at once: one per MCP entry of this browser's host; more offers are refused. */
 export const MAX_ENTRY_LINKS = 16;
 
-/** @typedef {{link: LoopbackLink, calls: Set<string>}} Linked */
+/** @typedef {import('./reply.js').Reply} Reply */
+/** @typedef {{link: LoopbackLink, reply: Reply}} Linked */
 
 export class EntryLinks {
   /**
    * @param {{
    *   WebSocket?: typeof globalThis.WebSocket,
-   *   onMessage: (raw: any) => void,
-   *   cancel: (id: string) => void,
+   *   onMessage: (raw: any, reply: Reply) => void,
+   *   dropped: (reply: Reply) => void,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
-   * }} opts onMessage: a call or cancel from an entry (routed as the host's); cancel: stop a call
+   * }} opts onMessage: a call or cancel from an entry, with its link's reply (routed as the
+   *   host's); dropped: a link is gone, stop the calls whose reply it is
    */
-  constructor({ WebSocket = globalThis.WebSocket, onMessage, cancel, log }) {
+  constructor({ WebSocket = globalThis.WebSocket, onMessage, dropped, log }) {
     this.WebSocket = WebSocket;
     this.onMessage = onMessage;
-    this.cancel = cancel;
+    this.dropped = dropped;
     this.log = log;
-    /** Connection id -> its link and the calls it brought that are not answered yet. @type {Map<string, Linked>} */
+    /** Connection id -> its link and the link's reply. @type {Map<string, Linked>} */
     this.links = new Map();
     /** Messages refused for naming another entry's call. */
     this.refused = 0;
@@ -45,50 +48,25 @@ export class EntryLinks {
     if (this.links.size >= MAX_ENTRY_LINKS) {
       return this.log('warning', `entry link of ${conn} not opened: ${MAX_ENTRY_LINKS} are open already`);
     }
+    const link = new LoopbackLink({
+      WebSocket: this.WebSocket,
+      log: this.log,
+      name: 'entry link',
+      onMessage: (raw) => {
+        if (this.links.get(conn) !== linked) return;
+        if (!isCallOf(raw.id, conn)) {
+          this.refused++;
+          return this.log('warning', `ignored a ${raw.type} on the entry link of ${conn}: not one of its calls`);
+        }
+        this.onMessage(raw, linked.reply);
+      },
+      onClose: () => this.drop(conn, linked),
+    });
     /** @type {Linked} */
-    const linked = {
-      calls: new Set(),
-      link: new LoopbackLink({
-        WebSocket: this.WebSocket,
-        log: this.log,
-        name: 'entry link',
-        onMessage: (raw) => {
-          if (this.links.get(conn) !== linked) return;
-          if (!isCallOf(raw.id, conn)) {
-            this.refused++;
-            return this.log('warning', `ignored a ${raw.type} on the entry link of ${conn}: not one of its calls`);
-          }
-          if (raw.type === 'call') linked.calls.add(raw.id);
-          this.onMessage(raw);
-        },
-        onClose: () => this.drop(conn, linked),
-      }),
-    };
+    const linked = { link, reply: linkReply(link) };
     this.links.set(conn, linked);
     linked.link.open(port, token);
     if (!linked.link.ws) this.drop(conn, linked); // not even made (e.g. a port Chromium refuses)
-  }
-
-  /**
-   * A result, back on the link its call came on; false when no open link brought that call
-   * (then it takes the host's way). A result longer than RESULT_PART_CHARS goes in `chunk`s of
-   * that many units whose `cid` is the call's id, so the entry joins them and a bad piece fails
-   * that call only (mcp_server/entry_link.py); a unit is at most 6 bytes in a frame, far below
-   * MAX_LINK_FRAME.
-   * @param {string} id @param {string} text the result's JSON
-   */
-  postResult(id, text) {
-    const linked = this.owner(id);
-    if (!linked?.calls.delete(id)) return false;
-    if (text.length <= RESULT_PART_CHARS) return linked.link.postText(text);
-    if (!linked.link.isOpen()) return false;
-    for (const chunk of sliceIntoChunks(text, id, RESULT_PART_CHARS)) linked.link.postText(JSON.stringify(chunk));
-    return true;
-  }
-
-  /** @param {string} id */
-  owner(id) {
-    return this.links.get(callPrefix(id));
   }
 
   /** Closes one entry's link (its running calls are cancelled). @param {string} conn */
@@ -99,12 +77,11 @@ export class EntryLinks {
     linked.link.close();
   }
 
-  /** A link is gone: forgotten, and the calls it brought are cancelled. @param {string} conn @param {Linked} linked */
+  /** A link is gone: forgotten, and the calls whose reply it is are cancelled. @param {string} conn @param {Linked} linked */
   drop(conn, linked) {
     if (this.links.get(conn) !== linked) return;
     this.links.delete(conn);
-    for (const id of linked.calls) this.cancel(id);
-    linked.calls.clear();
+    this.dropped(linked.reply);
   }
 
   /** The host went: every entry link with it (the entries offer new ones to the next host). */
@@ -116,4 +93,25 @@ export class EntryLinks {
   state() {
     return Object.fromEntries([...this.links].map(([conn, { link }]) => [conn, link.state()]));
   }
+}
+
+/**
+ * The way back on an entry's link. A result longer than RESULT_PART_CHARS goes in `chunk`s of
+ * that many units whose `cid` is the call's id, so the entry joins them and a bad piece fails
+ * that call only (mcp_server/entry_link.py); a unit is at most 6 bytes in a frame, far below
+ * MAX_LINK_FRAME. Measured whole, envelope and all. False when the link is no longer open (the
+ * result then takes the host's way: routes.js).
+ * @param {LoopbackLink} link @returns {Reply}
+ */
+function linkReply(link) {
+  return {
+    via: 'entry',
+    post(msg) {
+      if (!link.isOpen()) return false;
+      const text = JSON.stringify(msg);
+      if (text.length <= RESULT_PART_CHARS) return link.postText(text);
+      for (const chunk of sliceIntoChunks(text, msg.id, RESULT_PART_CHARS)) link.postText(JSON.stringify(chunk));
+      return true;
+    },
+  };
 }

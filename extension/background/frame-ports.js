@@ -102,19 +102,14 @@ export class FramePorts {
   }
 
   /**
-   * A content script connected (port `webmcp-page`); its messages go to `route`.
+   * A content script connected (port `webmcp-page`), in the tab and frame routes.js found it in
+   * (lib/senders.js `ourFrame`); its messages go to `route`.
    * @param {chrome.runtime.Port} port
+   * @param {{tab: chrome.tabs.Tab, tabId: number, frameId: number}} at
    * @param {(frame: Frame, msg: any) => void} route
    */
-  connect(port, route) {
-    const sender = port.sender;
-    const tab = sender?.tab;
-    const frameId = sender?.frameId;
-    if (!tab || typeof tab.id !== 'number' || tab.id < 0 || typeof frameId !== 'number') {
-      port.disconnect();
-      return;
-    }
-    const tabId = tab.id;
+  connect(port, { tab, tabId, frameId }, route) {
+    const sender = /** @type {chrome.runtime.MessageSender} */ (port.sender);
     const key = frameKey(tabId, frameId);
     // The browser's view of the frame's URL, not what the frame says about itself; an
     // about:blank/srcdoc (or blob:) frame's is its origin, the document that made it.

@@ -1,7 +1,7 @@
 // A loopback link: a WebSocket from the worker to a server on 127.0.0.1 that offered it (an MCP
 // entry's, wire/link_server.py; entry-links.js makes one per entry). The offer (port and token)
 // comes over the native port, checked by lib/messages.js. The server sends calls and cancels on
-// it; the worker sends results back (native-link.js). The token lives in this object only: never
+// it; the worker sends results back (each call's reply: entry-links.js). The token lives in this object only: never
 // stored, logged or shown.
 
 import { LINK_HOST, LINK_PATH_PREFIX } from '../lib/generated/protocol.js';

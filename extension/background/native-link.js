@@ -24,7 +24,7 @@ export class NativeLink {
    * }} opts
    *   onMessage: every message from the host (chunks included: routes.js joins them with join());
    *   onOpen: a port just opened (send the greeting); onDown: it closed (stop the work for it);
-   *   entries: the MCP entries' own links (entry-links.js), which the results of their calls take
+   *   entries: the MCP entries' own links (entry-links.js): they close with the port
    */
   constructor({ chrome, onMessage, onOpen, onDown, log, entries }) {
     this.chrome = chrome;
@@ -122,11 +122,10 @@ export class NativeLink {
   }
 
   /**
-   * Sends a message to the host; false when there is no host. A result (the hot path) takes the
-   * entry link its call came on, whole or in chunks (entry-links.js: one way per call; the
-   * 5 MiB result is as fast either way, bench/README.md "The entry link"), else the native port,
-   * a long one in 64 Ki-unit chunks there too. Only a result and a tool list, whose sizes a page controls, are encoded here, to
-   * be measured (and split into chunks if too long).
+   * Sends a message to the host; false when there is no host. A result here is one whose call
+   * came through the host (or whose entry link closed: reply.js), a long one in 64 Ki-unit
+   * chunks. Only a result and a tool list, whose sizes a page controls, are encoded here, to be
+   * measured (and split into chunks if too long).
    * @param {any} msg
    */
   send(msg) {
@@ -138,7 +137,6 @@ export class NativeLink {
         // RESULT_PART_CHARS goes in chunks of that many units (wire/constants.py says why); every
         // frame stays far below the browser->host limit (a unit takes at most 6 bytes escaped).
         const text = JSON.stringify(msg);
-        if (this.entries?.postResult(msg.id, text)) return true;
         if (text.length > RESULT_PART_CHARS) {
           for (const chunk of sliceIntoChunks(text, `sw${++this.chunkCounter}`, RESULT_PART_CHARS)) {
             port.postMessage(chunk);

@@ -6,7 +6,7 @@
 import { callId, CALLER_INSPECTOR, CALLER_SERVER, isCallOf } from '../lib/call-ids.js';
 import { callerOf, OpLog, SERVER_SITE, serverCaller } from '../lib/oplog.js';
 import { DEFAULT_MAX_BYTES, PANEL_PORT_NAME } from '../lib/protocol.js';
-import { isOurPage } from '../lib/senders.js';
+import { localReply } from './reply.js';
 import { takeRecord } from './skill-recorder.js';
 
 export { PANEL_PORT_NAME };
@@ -17,12 +17,11 @@ const INSPECT_TIMEOUT_MS = 60_000;
  *   chrome: typeof globalThis.chrome,
  *   sendToHost: (msg: any) => boolean,
  *   status: () => any,
- *   runCall: (msg: import('../lib/protocol.js').CallMsg) => void,
+ *   runCall: (msg: import('../lib/protocol.js').CallMsg, reply: import('./reply.js').Reply) => void,
  * }} worker
  *   sendToHost: the worker's way to the host (false when there is no host);
  *   status: the worker's status (connection, hint, registry);
- *   runCall: routes a call to the page as if the host had sent it; its result comes back
- *   through inspectorResult()
+ *   runCall: routes a call to the page as if the host had sent it; its result comes to `reply`
  */
 export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
   /** @type {Set<chrome.runtime.Port>} */
@@ -30,8 +29,6 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
   const oplog = new OpLog();
   /** MCP sessions (entry connection id -> client name), from the host's `session` messages. */
   const sessions = new Map();
-  /** Inspector calls in flight: call id -> the panel port and its request number. */
-  const inspecting = new Map();
   let inspectSeq = 0;
 
   const post = (port, msg) => {
@@ -63,16 +60,11 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
      * @param {chrome.runtime.Port} port @param {(port: chrome.runtime.Port, msg: any) => void} route
      */
     connect(port, route) {
-      if (!isOurPage(port.sender, chrome.runtime)) {
-        port.disconnect();
-        return;
-      }
       panels.add(port);
       port.onMessage.addListener((msg) => route(port, msg));
       port.onDisconnect.addListener(() => {
         void chrome.runtime.lastError;
-        panels.delete(port);
-        for (const [id, asker] of inspecting) if (asker.port === port) inspecting.delete(id);
+        panels.delete(port); // an Inspector call of it still running answers nobody
       });
     },
 
@@ -90,17 +82,22 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
       oplog.clear();
       broadcast({ type: 'oplog_all', entries: [] });
     },
-    /** `inspect_call {req, site, tool, args}`: run as call `p.N`, answered `inspect_result`. */
+    /**
+     * `inspect_call {req, site, tool, args}`: run as call `p.N`, answered `inspect_result` to
+     * the panel that asked (its reply), never to the host.
+     */
     inspect(port, msg) {
       const id = callId(CALLER_INSPECTOR, ++inspectSeq);
-      inspecting.set(id, { port, req: msg.req });
       const args = msg.args && typeof msg.args === 'object' && !Array.isArray(msg.args) ? msg.args : {};
       const entry = oplog.start(id, callerOf(id, sessions), msg.site, msg.tool, args, Date.now(), performance.now());
       broadcast({ type: 'oplog', entry });
       runCall({
         type: 'call', id, site: String(msg.site ?? '').toLowerCase(), tool: String(msg.tool ?? ''), args,
         timeout_ms: INSPECT_TIMEOUT_MS, max_bytes: DEFAULT_MAX_BYTES,
-      });
+      }, localReply('inspector', (result) => {
+        // After the log closed the entry (routes.js `answer`): its duration is the call's.
+        post(port, { type: 'inspect_result', req: msg.req, result, ms: entry.ms ?? null });
+      }));
     },
     /** `panel_*`: to the host as is. */
     toHost(port, msg) {
@@ -182,15 +179,6 @@ export function createPanelBridge({ chrome, sendToHost, status, runCall }) {
     logEnd(id, outcome) {
       const entry = oplog.finish(id, { ok: outcome.ok, value: outcome.value ?? null, error: outcome.error ?? null }, performance.now(), null);
       if (entry && panels.size) broadcast({ type: 'oplog', entry });
-    },
-
-    /** True when the result answers an Inspector call: it goes to that panel, not the host. */
-    inspectorResult(msg, entry) {
-      const asker = inspecting.get(msg.id);
-      if (!asker) return false;
-      inspecting.delete(msg.id);
-      post(asker.port, { type: 'inspect_result', req: asker.req, result: msg, ms: entry?.ms ?? null });
-      return true;
     },
 
     /** The registry went to the host (`registry`, `site_tools`): the panels' status shows it. */

@@ -8,9 +8,12 @@
 // browser-tools.js checks its own. The operation log (panel-bridge.js) is hooked in here and
 // nowhere else: it sees every call on its way in, before anything may refuse it, and every
 // result on its way out.
+//
+// A call carries its way back (reply.js): the host's messages come with `hostReply`, an MCP
+// entry's link's with that link's (fromEntry), and a call's result leaves by it (answer).
 
 import { checkHostMessage, errorResult } from '../lib/messages.js';
-import { isOurPage } from '../lib/senders.js';
+import { isOurPage, ourFrame } from '../lib/senders.js';
 import { PAGE_PORT_NAME } from '../lib/protocol.js';
 import { CHAT_PORT_NAME } from './chat-sites.js';
 import { PANEL_PORT_NAME } from './panel-bridge.js';
@@ -28,6 +31,8 @@ const REQUESTS = new Set(['call', 'browser_call', 'open_url', 'cancel', 'session
  */
 /** @template {Function} F @param {Record<string, [string, F|null]>} routes @returns {Table<F>} */
 const table = (routes) => new Map(Object.entries(routes));
+
+/** @typedef {import('./reply.js').Reply} Reply */
 
 /**
  * @param {{
@@ -52,19 +57,34 @@ const table = (routes) => new Map(Object.entries(routes));
 export function createRoutes(w) {
   const { chrome, link, siteCalls, frames, panel, browserTools, log } = w;
 
-  /** A host request the worker answers itself: checked first; a bad one is answered or logged. */
-  const checked = (handler) => (raw, fromChunks) => {
+  /** The host's way back: the native port (native-link.js; a long result in chunks). @type {Reply} */
+  const hostReply = { via: 'host', post: (msg) => link.send(msg) };
+
+  /**
+   * A host request the worker answers itself: checked first; a bad one is answered (the way it
+   * came) or logged.
+   * @param {(msg: any, fromChunks: boolean, reply: Reply) => void} handler
+   * @returns {(raw: any, fromChunks: boolean, reply: Reply) => void}
+   */
+  const checked = (handler) => (raw, fromChunks, reply) => {
     const c = checkHostMessage(raw);
-    if (c.ok) return handler(c.msg, fromChunks);
-    if (c.id !== undefined) toHost(errorResult(c.id, 'bad_request', c.error));
+    if (c.ok) return handler(c.msg, fromChunks, reply);
+    if (c.id !== undefined) answer(errorResult(c.id, 'bad_request', c.error), reply);
     else log('warning', `ignored a host message: ${c.error}`);
   };
   /** Types no table knows: lib/messages.js says what is wrong with them. */
   const unknown = checked(noop);
   const cancelSiteCall = checked((m) => siteCalls.cancel(m.id));
   const toPanels = (raw) => panel.relay(raw);
-  const panelRequest = (msg, sender, respond) => browserTools.onPanelRequest(msg, sender, respond);
-  const chatSitesPanel = (msg, sender, respond) => w.chatSites?.panelRequest(msg, sender, respond) ?? false;
+  /**
+   * "Is this sender ours", asked here and nowhere else in the worker (lib/senders.js): a runtime
+   * message only our own pages may send (the side panel, the popup) is dropped unanswered from
+   * anyone else (a content script, so a page), before its module sees it.
+   * @param {(msg: any, sender: chrome.runtime.MessageSender, respond: (r: any) => void) => boolean} handler
+   */
+  const ourPages = (handler) => (msg, sender, respond) => (isOurPage(sender, chrome.runtime) ? handler(msg, sender, respond) : false);
+  const panelRequest = ourPages((msg, sender, respond) => browserTools.onPanelRequest(msg, sender, respond));
+  const chatSitesPanel = ourPages((msg, sender, respond) => w.chatSites?.panelRequest(msg, sender, respond) ?? false);
 
   /**
    * The kinds of the user's documents the worker uses (documents/kinds.py `feeds_worker`): kind
@@ -79,11 +99,14 @@ export function createRoutes(w) {
     ['chat_sites', (docs) => void w.chatSites?.update(docs)],
   ]);
 
-  /** Host -> extension (the native port; a chunked message is routed once joined). */
+  /**
+   * Host -> extension (the native port; a chunked message is routed once joined). An MCP entry's
+   * link brings `call` and `cancel` only (loopback-link.js), routed here with its reply.
+   */
   const HOST = table({
-    // Site tools (the pages' own, through their content scripts).
-    call: ['site-calls.js', checked((m) => siteCalls.call(m))],
-    cancel: ['browser-tools.js, else site-calls.js', (raw) => browserTools.onHostMessage(raw) || cancelSiteCall(raw)],
+    // Site tools (the pages' own, through their content scripts); the result goes back by `reply`.
+    call: ['site-calls.js', checked((m, _fromChunks, reply) => siteCalls.call(m, reply))],
+    cancel: ['browser-tools.js, else site-calls.js', (raw, fromChunks, reply) => browserTools.onHostMessage(raw) || cancelSiteCall(raw, fromChunks, reply)],
     open_url: ['open-url.js', checked((m) => void w.openUrl(m.id, m.url))],
     // The user's documents the worker uses (skills, chat-site adapters), to their module by kind.
     docs: ['skills.js, chat-sites.js', checked((m) => {
@@ -92,7 +115,7 @@ export function createRoutes(w) {
       else log('warning', `ignored the host's documents of a kind the worker does not use: ${m.kind}`);
     })],
     // Browser tools and MCP sessions' tabs.
-    browser_call: ['browser-tools.js', (raw) => browserTools.onHostMessage(raw)],
+    browser_call: ['browser-tools.js', (raw) => void browserTools.onHostMessage(raw)],
     session: ['panel-bridge.js, browser-tools.js', (raw) => {
       panel.sessionStarted(raw); // names the session's calls in the operation log
       browserTools.onHostMessage(raw);
@@ -130,7 +153,7 @@ export function createRoutes(w) {
     chunk: ['native-link.js', checked((m, fromChunks) => {
       if (fromChunks) return log('warning', 'ignored a chunk inside a chunked message');
       const inner = link.join(m);
-      if (inner !== undefined) routeHost(inner, true);
+      if (inner !== undefined) routeHost(inner, true, hostReply);
     })],
   });
 
@@ -151,68 +174,105 @@ export function createRoutes(w) {
     'panel_*': ['panel-bridge.js, to the host', (port, msg) => panel.toHost(port, msg)],
   });
 
-  /** chrome.runtime.onConnect, by port name (other names are left alone). */
+  /**
+   * chrome.runtime.onConnect, by port name (other names are left alone). Each name is for one
+   * kind of sender (lib/senders.js); a port from anyone else is closed here.
+   */
   const PORTS = table({
-    [PAGE_PORT_NAME]: ['frame-ports.js', (port) => frames.connect(port, fromPage)],
-    [PANEL_PORT_NAME]: ['panel-bridge.js', (port) => panel.connect(port, fromPanel)],
-    [CHAT_PORT_NAME]: ['chat-sites.js', (port) => w.chatSites?.connect(port)],
+    // Our content scripts, one per frame of a tab.
+    [PAGE_PORT_NAME]: ['frame-ports.js', (port) => {
+      const at = ourFrame(port.sender, chrome.runtime);
+      if (!at) return port.disconnect();
+      frames.connect(port, at, fromPage);
+    }],
+    // Our own pages only (the side panel, in its pane or a tab): never a content script.
+    [PANEL_PORT_NAME]: ['panel-bridge.js', (port) => {
+      if (!isOurPage(port.sender, chrome.runtime)) return port.disconnect();
+      panel.connect(port, fromPanel);
+    }],
+    // A chat page's toolbar: our content script in a tab's top frame.
+    [CHAT_PORT_NAME]: ['chat-sites.js', (port) => {
+      const at = ourFrame(port.sender, chrome.runtime);
+      if (at?.frameId !== 0) return port.disconnect();
+      w.chatSites?.connect(port);
+    }],
   });
 
   /** chrome.runtime.onMessage from extension pages (and the pages' stubs), answered with sendResponse. */
   const RUNTIME = table({
     // A frame's isolated-world stub: its frame uses WebMCP, inject the rest (page-install.js checks the sender).
     page_install: ['page-install.js', (msg, sender, respond) => w.pageInstall?.request(msg, sender, respond) ?? false],
-    status: ['worker.js', (msg, sender, respond) => {
-      // Extension pages only (side panel, popup): pages must not learn what else is open.
-      if (!isOurPage(sender, chrome.runtime)) return false;
+    // Extension pages only from here on (ourPages): pages must not learn what else is open.
+    status: ['worker.js', ourPages((msg, sender, respond) => {
       respond(w.status());
       return false;
-    }],
-    // The side panel's Sessions view (browser-tools.js checks the sender itself).
+    })],
+    // The side panel's Sessions view.
     sessions: ['browser-tools.js', panelRequest],
     session_focus: ['browser-tools.js', panelRequest],
     session_close_tabs: ['browser-tools.js', panelRequest],
-    // The side panel's Skills view (skills-panel.js checks the sender itself).
-    skills_status: ['skills-panel.js', (msg, sender, respond) => w.skillsPanel.status(msg, sender, respond)],
-    skills_try: ['skills-panel.js', (msg, sender, respond) => w.skillsPanel.try(msg, sender, respond)],
-    // The side panel's Chat sites view: per-site prefs and tools (chat-sites.js checks the sender).
+    // The side panel's Skills view.
+    skills_status: ['skills-panel.js', ourPages((msg, sender, respond) => w.skillsPanel.status(msg, sender, respond))],
+    skills_try: ['skills-panel.js', ourPages((msg, sender, respond) => w.skillsPanel.try(msg, sender, respond))],
+    // The side panel's Chat sites view: per-site prefs and tools.
     chat_sites_state: ['chat-sites.js', chatSitesPanel],
     chat_sites_tools: ['chat-sites.js', chatSitesPanel],
     chat_sites_set: ['chat-sites.js', chatSitesPanel],
   });
 
-  function routeHost(raw, fromChunks) {
+  /** @param {any} raw @param {boolean} fromChunks @param {Reply} reply the way its result goes */
+  function routeHost(raw, fromChunks, reply) {
     const type = raw?.type;
     if (link.mismatch && REQUESTS.has(type)) { // a host of another protocol: say so, route nothing
-      if (typeof raw.id === 'string' && raw.id) toHost(errorResult(raw.id, 'bad_request', link.mismatch));
+      if (typeof raw.id === 'string' && raw.id) answer(errorResult(raw.id, 'bad_request', link.mismatch), reply);
       return;
     }
     if (LOGGED_CALLS.has(type)) panel.callStarted(raw); // the operation log: every call, as it comes in
     const handler = HOST.get(type)?.[1] ?? unknown;
-    handler(raw, fromChunks);
+    handler(raw, fromChunks, reply);
   }
 
   /** Every message from the host. */
   function fromHost(raw) {
+    routeSafely(raw, hostReply);
+  }
+
+  /**
+   * A call or cancel from an MCP entry's link (entry-links.js), routed as the host's; its result
+   * goes back by `reply`.
+   * @param {any} raw @param {Reply} reply
+   */
+  function fromEntry(raw, reply) {
+    routeSafely(raw, reply);
+  }
+
+  /** @param {any} raw @param {Reply} reply */
+  function routeSafely(raw, reply) {
     try {
-      routeHost(raw, false);
+      routeHost(raw, false, reply);
     } catch (e) {
       log('error', `extension failed on a ${String(raw?.type)} message: ${e?.stack ?? e}`);
     }
   }
 
   /**
-   * Every message to the host leaves through here; false when there is no host.
+   * A call's `result`, back the way its call came (its reply); the host's when that way has
+   * closed (an entry's link that dropped: the host passes it on). False when it went nowhere.
+   * @param {any} msg @param {Reply} [reply] the host's when the call came from it
+   */
+  function answer(msg, reply = hostReply) {
+    panel.callFinished(msg); // the operation log: every result, whoever called
+    return reply.post(msg) || (reply !== hostReply && hostReply.post(msg));
+  }
+
+  /**
+   * Every message to the host leaves through here; false when there is no host. A `result` is
+   * one whose call came from the host (a browser call, `open_url`).
    * @param {any} msg
    */
   function toHost(msg) {
-    if (msg.type === 'result') {
-      const entry = panel.callFinished(msg); // the operation log: every result, whoever called
-      if (panel.inspectorResult(msg, entry)) return true; // the Inspector's calls stay in the extension
-      if (w.chatSites?.ownResult(msg)) return true; // so do chat sites' (ids `c.N`)
-    } else if (msg.type === 'site_tools' || msg.type === 'registry') {
-      panel.registryChanged();
-    }
+    if (msg.type === 'result') return answer(msg);
+    if (msg.type === 'site_tools' || msg.type === 'registry') panel.registryChanged();
     return link.send(msg);
   }
 
@@ -247,5 +307,5 @@ export function createRoutes(w) {
     };
   }
 
-  return { fromHost, toHost, fromPage, fromPanel, onConnect, onRuntimeMessage, describe };
+  return { fromHost, fromEntry, toHost, answer, hostReply, fromPage, fromPanel, onConnect, onRuntimeMessage, describe };
 }

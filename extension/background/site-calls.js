@@ -1,6 +1,7 @@
 // Calls to the tools of pages: a `call` routed through the registry to the content script of
-// the frame that has the tool, and answered exactly once: by the page, a timeout, a cancel the
-// page does not confirm, or the tab or document going away.
+// the frame that has the tool (or to a skill), and answered exactly once: by the page, a
+// timeout, a cancel the page does not confirm, or the tab or document going away. Every call
+// carries its way back (reply.js) from the moment it comes in until its answer, in one table.
 //
 // A form that navigates (a declarative tool with `toolautosubmit` whose submission loads another
 // document; spec issue #135): the content script says so (`result` with `navigating: true`),
@@ -21,6 +22,24 @@ import { cleanText } from '../lib/page-text.js';
 import { postToFrame } from './frame-ports.js';
 import { inPage } from './page-calls.js';
 
+/** @typedef {import('./reply.js').Reply} Reply */
+/**
+ * A call out to a frame, not answered yet.
+ * @typedef {{stage: 'frame', reply: Reply, port: chrome.runtime.Port, lane: MessagePort|null, tabId: number,
+ *   frameId: number, maxBytes: number, timer: ReturnType<typeof setTimeout>, mark?: {starts: number, loads: number},
+ *   origin?: string, documentId?: string, navigating?: boolean, following?: boolean, fallback?: any,
+ *   parts?: import('../lib/result-parts.js').Parts}} FrameCall
+ *   lane: the frame lane the call went on, if any (its cancel goes the same way, after it);
+ *   origin, documentId: the browser's, of the document the call went to;
+ *   mark: the tab's loads when the call went out; navigating: the frame began leaving its
+ *   document by a form submission; following: waiting for the next document; fallback: the
+ *   old document's answer, if the navigation does not happen after all; parts: the pieces
+ *   of a long result so far (lib/result-parts.js)
+ * @typedef {{stage: 'waiting', reply: Reply}} WaitingCall for its tool (tool-waits.js)
+ * @typedef {{stage: 'skill', reply: Reply}} SkillCall run by skills.js, which answers to finish()
+ * @typedef {FrameCall|WaitingCall|SkillCall} Call
+ */
+
 /** How long a cancelled call waits for the page to confirm before we answer for it. */
 const CANCEL_GRACE_MS = 1_000;
 /** How long a form that said it navigates may take to start loading the next document. */
@@ -39,18 +58,18 @@ export class SiteCalls {
    *   registry: import('../lib/registry.js').Registry,
    *   frames: import('./frame-ports.js').FramePorts,
    *   focus: import('./tab-focus.js').TabFocus,
-   *   send: (msg: any) => boolean,
+   *   answer: (msg: any, reply: Reply) => boolean,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
-   *   skills?: {run: (msg: any, route: any) => void, cancel: (id: string) => boolean},
+   *   skills?: {run: (msg: any, route: any, done: (result: any) => void) => void, cancel: (id: string) => boolean},
    *   loads?: () => import('./tab-loads.js').TabLoads|undefined,
    *   readPage?: (tabId: number) => Promise<{url?: string, title?: string, text?: string}>,
    *   waits?: import('./tool-waits.js').ToolWaits,
-   * }} opts send: to the host (routes.js's toHost); skills: runs the calls of skill tools;
+   * }} opts answer: a call's result, back by its reply (routes.js); skills: runs the calls of skill tools;
    *   loads: the tabs' page loads (browser-tools.js), to follow a form to the next document;
    *   readPage: a document's text (the page agent's `text` op); waits: where a call for a
    *   tool its site's settling tab has not offered (yet) waits for it
    */
-  constructor({ chrome, registry, frames, focus, send, log, skills, loads, readPage, waits }) {
+  constructor({ chrome, registry, frames, focus, answer, log, skills, loads, readPage, waits }) {
     this.waits = waits ?? null;
     this.loads = loads ?? (() => undefined);
     this.readPage = readPage ?? ((tabId) => inPage(tabId, 'text'));
@@ -59,67 +78,70 @@ export class SiteCalls {
     this.registry = registry;
     this.frames = frames;
     this.focus = focus;
-    this.send = send;
+    this.answer = answer;
     this.log = log;
     /**
-     * Calls forwarded to a frame and not answered yet, by call id.
-     * @type {Map<string, {port: chrome.runtime.Port, lane: MessagePort|null, tabId: number, frameId: number, maxBytes: number,
-     *   timer: ReturnType<typeof setTimeout>, mark?: {starts: number, loads: number},
-     *   origin?: string, documentId?: string,
-     *   navigating?: boolean, following?: boolean, fallback?: any,
-     *   parts?: import('../lib/result-parts.js').Parts}>}
-     *   lane: the frame lane the call went on, if any (its cancel goes the same way, after it);
-     *   origin, documentId: the browser's, of the document the call went to;
-     *   mark: the tab's loads when the call went out; navigating: the frame began leaving its
-     *   document by a form submission; following: waiting for the next document; fallback: the
-     *   old document's answer, if the navigation does not happen after all; parts: the pieces
-     *   of a long result so far (lib/result-parts.js)
+     * Every call in the worker not answered yet, by call id, with its way back: waiting for its
+     * tool, run by a skill, or out to a frame.
+     * @type {Map<string, Call>}
      */
     this.pending = new Map();
   }
 
-  /** A checked `call` (lib/messages.js), from the host or the Inspector. @param {import('../lib/protocol.js').CallMsg} msg */
-  call(msg) {
+  /**
+   * A checked `call` (lib/messages.js), from the host, an MCP entry's link, the Inspector or a
+   * chat site; its result goes back by `reply`.
+   * @param {import('../lib/protocol.js').CallMsg} msg @param {Reply} reply
+   */
+  call(msg, reply) {
     const { id } = msg;
-    if (this.pending.has(id) || this.waits?.waiting.has(id)) return this.log('warning', `ignored a second call with id ${id} while the first runs`);
+    if (this.pending.has(id)) return this.log('warning', `ignored a second call with id ${id} while the first runs`);
     const route = this.registry.route(msg.site, msg.tool);
     const waits = this.waits;
     if ('reason' in route && route.reason === 'not_found' && waits?.shouldWait(msg.site)) {
       // The site's tab is still arriving (a page loading, its skills being checked): the tool
       // may be back in a moment. The wait counts against the call's own timeout.
       const t0 = Date.now();
+      /** @type {Call} */
+      const waiting = { stage: 'waiting', reply };
+      this.pending.set(id, waiting);
       void waits.wait(id, msg.site, msg.tool, msg.timeout_ms).then((later) => {
-        if (later === null) return; // cancelled (answered by cancel()) or dropped
+        if (later === null || this.pending.get(id) !== waiting) return; // cancelled (answered by cancel()) or dropped
+        this.pending.delete(id);
         const left = Math.max(1, msg.timeout_ms - (Date.now() - t0));
-        this.dispatch({ ...msg, timeout_ms: left }, later);
+        this.dispatch({ ...msg, timeout_ms: left }, later, reply);
       });
       return;
     }
-    this.dispatch(msg, route);
+    this.dispatch(msg, route, reply);
   }
 
   /**
    * Runs a call where the registry routed it, or answers why it could not.
    * @param {import('../lib/protocol.js').CallMsg} msg
    * @param {import('../lib/registry.js').Route|import('../lib/registry.js').NoRoute} route
+   * @param {Reply} reply
    */
-  dispatch(msg, route) {
+  dispatch(msg, route, reply) {
     const { id } = msg;
     if ('reason' in route) {
       const message = route.reason === 'no_tab'
         ? noTabMessage(msg.site)
         : notFoundMessage(msg.site, msg.tool, this.registry.siteTools(msg.site).map((t) => t.name));
-      return void this.send(errorResult(id, route.reason, message));
+      return void this.answer(errorResult(id, route.reason, message), reply);
     }
-    if (route.skill && this.skills) return this.skills.run(msg, route);
+    if (route.skill && this.skills) {
+      this.pending.set(id, { stage: 'skill', reply });
+      return this.skills.run(msg, route, (result) => this.finish(id, result));
+    }
     const { tabId, frameId, windowId } = route;
     const entry = this.frames.get(tabId, frameId);
-    if (!entry) return void this.send(errorResult(id, 'tab_closed', TAB_CLOSED_MESSAGE, tabId));
+    if (!entry) return void this.answer(errorResult(id, 'tab_closed', TAB_CLOSED_MESSAGE, tabId), reply);
     const timer = setTimeout(() => this.timedOut(id, msg.timeout_ms), msg.timeout_ms + TIMEOUT_GRACE_MS);
     const sender = /** @type {any} */ (entry.port.sender);
     const lane = this.frames.laneOf(entry.port);
     this.pending.set(id, {
-      port: entry.port, lane, tabId, frameId, maxBytes: msg.max_bytes, timer, mark: this.loads()?.mark(tabId),
+      stage: 'frame', reply, port: entry.port, lane, tabId, frameId, maxBytes: msg.max_bytes, timer, mark: this.loads()?.mark(tabId),
       origin: typeof sender?.origin === 'string' ? sender.origin : undefined,
       documentId: typeof sender?.documentId === 'string' ? sender.documentId : undefined,
     });
@@ -137,22 +159,31 @@ export class SiteCalls {
    */
   part(frame, msg) {
     const call = this.pending.get(msg.id);
-    if (call && call.port === frame.port) call.parts = addPart(call.parts, msg, call.maxBytes);
+    if (call?.stage === 'frame' && call.port === frame.port) call.parts = addPart(call.parts, msg, call.maxBytes);
   }
 
   /** @param {string} id @param {number} timeoutMs */
   timedOut(id, timeoutMs) {
     const call = this.pending.get(id);
-    if (!call) return;
+    if (call?.stage !== 'frame') return;
     postToFrame(call.port, { type: 'cancel', id }, call.lane);
     this.finish(id, errorResult(id, 'timeout', timeoutMessage(timeoutMs), call.tabId));
   }
 
-  /** Forwards the cancel; the page answers `cancelled`, or we do after a short grace. @param {string} id */
+  /**
+   * Stops a call: one waiting for its tool is answered `cancelled` at once, a skill's by
+   * skills.js; to a frame, the cancel is forwarded and the page answers `cancelled`, or we do
+   * after a short grace.
+   * @param {string} id
+   */
   cancel(id) {
-    if (this.waits?.cancel(id)) return void this.send(errorResult(id, 'cancelled', CANCELLED_MESSAGE));
     const call = this.pending.get(id);
-    if (!call) return void this.skills?.cancel(id); // a skill's call, or already answered
+    if (!call) return; // already answered
+    if (call.stage === 'skill') return void this.skills?.cancel(id);
+    if (call.stage === 'waiting') {
+      this.waits?.cancel(id);
+      return this.finish(id, errorResult(id, 'cancelled', CANCELLED_MESSAGE));
+    }
     postToFrame(call.port, { type: 'cancel', id }, call.lane);
     clearTimeout(call.timer);
     call.timer = setTimeout(() => this.finish(id, errorResult(id, 'cancelled', CANCELLED_MESSAGE, call.tabId)), CANCEL_GRACE_MS);
@@ -164,7 +195,7 @@ export class SiteCalls {
    */
   answered(frame, msg) {
     const call = this.pending.get(msg.id);
-    if (!call || call.port !== frame.port) return;
+    if (call?.stage !== 'frame' || call.port !== frame.port) return;
     if (typeof msg.ok === 'boolean') {
       msg = joinParts(call.parts, msg, call.maxBytes);
       delete call.parts;
@@ -190,7 +221,7 @@ export class SiteCalls {
   async follow(id, startWithinMs = Infinity) {
     const call = this.pending.get(id);
     const loads = this.loads();
-    if (!call || call.following || !loads || !call.mark) return;
+    if (call?.stage !== 'frame' || call.following || !loads || !call.mark) return;
     call.following = true;
     const how = await loads.waitLoaded(call.tabId, call.mark, { timeoutMs: 10 * 60_000, startWithinMs });
     if (this.pending.get(id) !== call) return; // answered meanwhile (timeout, cancel)
@@ -211,7 +242,7 @@ export class SiteCalls {
    * The answer from where the form went: the tab's page, or (a form in a sub-frame) the frame's
    * next document. Polyfill: the call went to the sub-frame's own port. Native: it went to the
    * top frame, whose relay kept the path of the sub-frame that navigated (page/isolated/leaving.js).
-   * @param {string} id @param {any} call
+   * @param {string} id @param {FrameCall} call
    */
   async landed(id, call) {
     const { tabId, maxBytes } = call;
@@ -221,8 +252,9 @@ export class SiteCalls {
     if (frameId === 0) {
       const path = await this.navigatedFrame(tabId, id);
       if (!path) return answer(await this.readPage(tabId), false);
-      frameId = await this.findFrame(tabId, path);
-      if (frameId === null) return errorResult(id, 'tab_closed', FRAME_GONE_MESSAGE, tabId);
+      const found = await this.findFrame(tabId, path);
+      if (found === null) return errorResult(id, 'tab_closed', FRAME_GONE_MESSAGE, tabId);
+      frameId = found;
     }
     const page = await this.readFrame(tabId, frameId, call.origin);
     if (!page) return errorResult(id, 'tab_closed', FRAME_GONE_MESSAGE, tabId);
@@ -276,20 +308,29 @@ export class SiteCalls {
     return { ...first.result, documentId: first.documentId };
   }
 
-  /** Sends a call's one and only result. */
+  /** Sends a call's one and only result, the way the call came. @param {string} id @param {any} result */
   finish(id, result) {
     const call = this.pending.get(id);
     if (!call) return;
     this.pending.delete(id);
-    clearTimeout(call.timer);
-    this.send(result);
+    if (call.stage === 'frame') clearTimeout(call.timer);
+    this.answer(result, call.reply);
+  }
+
+  /**
+   * A way back closed (an MCP entry's link dropped): nobody can read these results any more,
+   * so its calls are cancelled (their pages stop; a late answer takes the host's way).
+   * @param {Reply} reply
+   */
+  dropReply(reply) {
+    for (const [id, call] of [...this.pending]) if (call.reply === reply) this.cancel(id);
   }
 
   /** The frame's document went away mid-call; tell the closed tab from a reload or navigation. */
   portGone(port, tabId) {
     const ids = [];
     for (const [id, call] of this.pending) {
-      if (call.port !== port) continue;
+      if (call.stage !== 'frame' || call.port !== port) continue;
       if (call.navigating) void this.follow(id); // a form's document gave way to the next one
       else ids.push(id);
     }
@@ -304,7 +345,7 @@ export class SiteCalls {
   /** @param {number} tabId */
   tabClosed(tabId) {
     for (const [id, call] of this.pending) {
-      if (call.tabId === tabId) this.finish(id, errorResult(id, 'tab_closed', TAB_CLOSED_MESSAGE, tabId));
+      if (call.stage === 'frame' && call.tabId === tabId) this.finish(id, errorResult(id, 'tab_closed', TAB_CLOSED_MESSAGE, tabId));
     }
   }
 
@@ -312,6 +353,7 @@ export class SiteCalls {
   dropAll() {
     this.waits?.dropAll();
     for (const [id, call] of this.pending) {
+      if (call.stage !== 'frame') continue; // a skill runs on (its answer finds nobody)
       clearTimeout(call.timer);
       postToFrame(call.port, { type: 'cancel', id }, call.lane);
     }
@@ -321,7 +363,7 @@ export class SiteCalls {
   /** Clears the timers (tests drop a worker this way). */
   stop() {
     this.waits?.dropAll();
-    for (const call of this.pending.values()) clearTimeout(call.timer);
+    for (const call of this.pending.values()) if (call.stage === 'frame') clearTimeout(call.timer);
   }
 }
 

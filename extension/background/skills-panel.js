@@ -3,7 +3,6 @@
 // this tab"). Runtime messages from the extension's own pages only: a page must neither learn
 // what else is open nor run steps in another tab.
 
-import { isOurPage } from '../lib/senders.js';
 import { siteOf } from '../lib/site.js';
 
 /** A draft's text at most (the host's cap on a skill file). */
@@ -19,8 +18,6 @@ const TRY_TIMEOUT_MS = 60_000;
  * }} w
  */
 export function createSkillsPanel({ chrome, skills, registry }) {
-  /** @param {chrome.runtime.MessageSender} sender */
-  const fromExtension = (sender) => isOurPage(sender, chrome.runtime);
   /** @param {any} v */
   const tabIdOf = (v) => (Number.isSafeInteger(v) && v >= 0 ? v : null);
 
@@ -47,7 +44,6 @@ export function createSkillsPanel({ chrome, skills, registry }) {
      * @param {any} msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} respond
      */
     status(msg, sender, respond) {
-      if (!fromExtension(sender)) return false;
       const tabId = tabIdOf(msg?.tabId);
       if (tabId === null) return refuse(respond, 'tabId must be a tab id');
       return answer(respond, async () => {
@@ -65,7 +61,6 @@ export function createSkillsPanel({ chrome, skills, registry }) {
      * @param {any} msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} respond
      */
     try(msg, sender, respond) {
-      if (!fromExtension(sender)) return false;
       const tabId = tabIdOf(msg?.tabId);
       if (tabId === null) return refuse(respond, 'tabId must be a tab id');
       const parsed = parseDraft(msg);

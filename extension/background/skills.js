@@ -34,14 +34,13 @@ export class Skills {
    *   loads: import('./tab-loads.js').TabLoads,
    *   debuggers: import('./cdp.js').Debuggers,
    *   focus: import('./tab-focus.js').TabFocus,
-   *   send: (msg: any) => boolean,
    *   changed: () => void,
    *   settled?: () => void,
    *   log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
    * }} opts changed: the registry has changed (site-updates.js schedules a diff); settled: a
    *   tab's look has ended (calls waiting for its tools look again: tool-waits.js)
    */
-  constructor({ chrome, registry, loads, debuggers, focus, send, changed, settled, log }) {
+  constructor({ chrome, registry, loads, debuggers, focus, changed, settled, log }) {
     this.settled = settled ?? (() => {});
     /** @type {Set<number>} tabs whose skills are being looked at */
     this._looking = new Set();
@@ -52,14 +51,17 @@ export class Skills {
     this.loads = loads;
     this.debuggers = debuggers;
     this.focus = focus;
-    this.send = send;
     this.changed = changed;
     this.log = log;
     /** @type {any[]} the enabled skills, as the host sent them */
     this.list = [];
     /** @type {Map<number, TabSkills>} */
     this.tabs = new Map();
-    /** @type {Map<string, {ac: AbortController, timer?: ReturnType<typeof setTimeout>, tabId: number}>} */
+    /**
+     * Skill calls running (or waiting for their tab's look), by call id; done: the call's one
+     * answer (site-calls.js sends it back the way the call came).
+     * @type {Map<string, {ac: AbortController, timer?: ReturnType<typeof setTimeout>, tabId: number, done: (result: any) => void}>}
+     */
     this.pending = new Map();
     this._gen = 0;
     /** @type {Map<number, number>} the newest look at each tab (an older one gives way) */
@@ -257,41 +259,43 @@ export class Skills {
   // --- calls ------------------------------------------------------------------------------------
 
   /**
-   * A call the registry routed to a tab's skill tool; answered exactly once.
+   * A call the registry routed to a tab's skill tool; answered exactly once, to `done`.
    * @param {import('../lib/protocol.js').CallMsg} msg
    * @param {{tabId: number, windowId: number|undefined}} route
+   * @param {(result: any) => void} done
    */
-  run(msg, route) {
+  run(msg, route, done) {
     const { id } = msg;
     const { tabId } = route;
-    if (!this._looking.has(tabId)) return this._start(msg, route);
+    if (!this._looking.has(tabId)) return this._start(msg, route, done);
     // The tab's page is being checked (it has just loaded): run on its verdict. The wait counts
     // against the call's timeout; a cancel meanwhile answers at once.
     const t0 = Date.now();
     const ac = new AbortController();
-    this.pending.set(id, { ac, tabId });
+    this.pending.set(id, { ac, tabId, done });
     void this._lookDone(tabId, Math.min(msg.timeout_ms, LOOK_WAIT_MS)).then(() => {
       if (this.pending.get(id)?.ac !== ac) return; // cancelled, or the tab closed
       this.pending.delete(id);
-      this._start({ ...msg, timeout_ms: Math.max(1, msg.timeout_ms - (Date.now() - t0)) }, route);
+      this._start({ ...msg, timeout_ms: Math.max(1, msg.timeout_ms - (Date.now() - t0)) }, route, done);
     });
   }
 
   /**
    * Runs the call now, with the tab's tools of now.
    * @param {import('../lib/protocol.js').CallMsg} msg @param {{tabId: number, windowId: number|undefined}} route
+   * @param {(result: any) => void} done
    */
-  _start(msg, route) {
+  _start(msg, route, done) {
     const { id } = msg;
     const { tabId } = route;
     const def = this.tabs.get(tabId)?.defs.get(msg.tool);
-    if (!def) return void this.send(errorResult(id, 'not_found', this._missing(msg.site, msg.tool, tabId), tabId));
+    if (!def) return done(errorResult(id, 'not_found', this._missing(msg.site, msg.tool, tabId), tabId));
     const ac = new AbortController();
     const timer = setTimeout(() => {
       ac.abort();
       this._finish(id, errorResult(id, 'timeout', timeoutText('The skill tool', msg.timeout_ms), tabId));
     }, msg.timeout_ms);
-    this.pending.set(id, { ac, timer, tabId });
+    this.pending.set(id, { ac, timer, tabId, done });
     this.focus.bring(tabId, route.windowId);
     const pageUrl = this.tabs.get(tabId)?.url ?? '';
     runSkillTool(def.tool, /** @type {Record<string, unknown>} */ (msg.args ?? {}), skillIo(tabId, ac.signal, this), { site: msg.site, pageUrl, signal: ac.signal }).then(
@@ -334,7 +338,7 @@ export class Skills {
     if (!call) return;
     this.pending.delete(id);
     clearTimeout(call.timer);
-    this.send(result);
+    call.done(result);
   }
 }
 

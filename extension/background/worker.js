@@ -40,9 +40,11 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   /** @param {'debug'|'info'|'warning'|'error'} level @param {string} message */
   const log = (level, message) => send({ type: 'log', level, message: message.slice(0, 4000) });
 
-  // An MCP entry's calls on its own link are routed as the host's are (routes.js); a link that
-  // closes stops the calls it brought.
-  const entries = new EntryLinks({ onMessage: (raw) => routes.fromHost(raw), cancel: (id) => siteCalls.cancel(id), log });
+  // An MCP entry's calls on its own link are routed as the host's are, with the link as their
+  // way back (routes.js); a link that closes stops the calls whose way back it is.
+  const entries = new EntryLinks({
+    onMessage: (raw, reply) => routes.fromEntry(raw, reply), dropped: (reply) => siteCalls.dropReply(reply), log,
+  });
   const link = new NativeLink({
     chrome, log, entries, onMessage: (raw) => routes.fromHost(raw), onOpen: greet, onDown: () => siteCalls.dropAll(),
   });
@@ -56,7 +58,7 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
     chrome, registry, changed, portGone: (port, tabId) => siteCalls.portGone(port, tabId),
   });
   const focus = new TabFocus(chrome);
-  const skillsRef = { run: (msg, route) => skills.run(msg, route), cancel: (id) => skills.cancel(id) };
+  const skillsRef = { run: (msg, route, done) => skills.run(msg, route, done), cancel: (id) => skills.cancel(id) };
   // A call for a tool its site's tab is about to offer (a page loading, its skills being
   // checked) waits for it: tool-waits.js.
   const waits = new ToolWaits({
@@ -66,9 +68,10 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   });
   // Page loads come from the browser tools (below); a form that navigates is followed with them.
   const siteCalls = new SiteCalls({
-    chrome, registry, frames, focus, send, log, skills: skillsRef, loads: () => browserTools?.loads, waits,
+    chrome, registry, frames, focus, log, skills: skillsRef, loads: () => browserTools?.loads, waits,
+    answer: (msg, reply) => routes.answer(msg, reply),
   });
-  const panel = createPanelBridge({ chrome, sendToHost: send, status, runCall: (m) => siteCalls.call(m) });
+  const panel = createPanelBridge({ chrome, sendToHost: send, status, runCall: (m, reply) => siteCalls.call(m, reply) });
 
   /** The first messages on a new port: who we are, the whole registry, a ping. */
   function greet() {
@@ -126,14 +129,14 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   const browserTools = installBrowserTools({ send, log });
   // Skills use the browser tools' debugger (trusted input) and page loads (navigation).
   const skills = new Skills({
-    chrome, registry, loads: browserTools.loads, debuggers: browserTools.debuggers, focus, send, log,
+    chrome, registry, loads: browserTools.loads, debuggers: browserTools.debuggers, focus, log,
     changed, settled: () => waits.wake(),
   });
   browserTools.loads.listen(() => waits.wake());
 
   // AI chat websites: their calls run like the Inspector's, logged with the chat site as caller.
   const chatSites = new ChatSites({
-    chrome, registry, send, log, runCall: (m) => siteCalls.call(m),
+    chrome, registry, send, log, runCall: (m, reply) => siteCalls.call(m, reply),
     logCall: (id, caller, site, tool, args) => panel.logCall(id, caller, site, tool, args),
     logEnd: (id, outcome) => panel.logEnd(id, outcome),
   });

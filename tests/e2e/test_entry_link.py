@@ -25,13 +25,15 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
 # Counts the results the worker sends over entry links and over the native port to the host.
 COUNT_RESULTS = """() => {
   globalThis.sent = { entry: 0, host: 0 };
-  const entries = globalThis.sidecar.entryLinks;
-  const postResult = entries.postResult.bind(entries);
-  entries.postResult = (id, text) => {
-    const sent = postResult(id, text);
-    if (sent) globalThis.sent.entry++;
-    return sent;
-  };
+  // The results that go back by an open entry link's reply (background/reply.js).
+  for (const linked of globalThis.sidecar.entryLinks.links.values()) {
+    const post = linked.reply.post;
+    linked.reply.post = (msg) => {
+      const sent = post(msg);
+      if (sent) globalThis.sent.entry++;
+      return sent;
+    };
+  }
   const port = globalThis.sidecar.nativeLink.port;
   const postMessage = port.postMessage.bind(port);
   port.postMessage = (msg) => {

@@ -1,11 +1,13 @@
 // The worker's side of the side panel's Chat sites view (background/chat-sites.js): the sites and
 // their settings (`chat_sites_state`), a site's tools (`chat_sites_tools`), changes
-// (`chat_sites_set`) reaching the site's open toolbars; extension pages only; and which calls run
+// (`chat_sites_set`) reaching the site's open toolbars; extension pages only (routes.js, the
+// worker's one check of senders, in front of it); and which calls run
 // without a click (read-only ones when the site allows it, any one tool the user allowed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 const { ChatSites, autoRuns } = await import('../../extension/background/chat-sites.js');
+const { createRoutes } = await import('../../extension/background/routes.js');
 
 const ID = 'fafdbggbcpipbkecmkjnkpdagfobdohc';
 const PANEL = { id: ID, url: `chrome-extension://${ID}/sidepanel/index.html` };
@@ -35,8 +37,10 @@ function setup() {
       return true;
     },
     logCall() {}, logEnd() {}, log() {} });
+  // As the side panel asks: through the worker's routes (chrome.runtime.onMessage).
+  const routes = createRoutes(/** @type {any} */ ({ chrome, chatSites: cs, log() {} }));
   const ask = (msg, sender = PANEL) => new Promise((resolve, reject) => {
-    const kept = cs.panelRequest(msg, /** @type {any} */ (sender), resolve);
+    const kept = routes.onRuntimeMessage(msg, /** @type {any} */ (sender), resolve);
     if (!kept) reject(new Error('refused'));
   });
   return { cs, stored, injected, sent, ask };

@@ -8,6 +8,7 @@ import { MAX_ENTRY_LINKS } from '../../extension/background/entry-links.js';
 import { checkHostMessage } from '../../extension/lib/messages.js';
 import { MAX_LINK_FRAME, RESULT_PART_CHARS } from '../../extension/lib/generated/protocol.js';
 import { FakeWS, workerWithFakeWS } from './fake-ws.mjs';
+import { tick } from './fake-chrome.mjs';
 
 const TOKEN = 'E'.repeat(40) + '_-y';
 const call = (id, extra = {}) => ({ type: 'call', id, site: 'b.com', tool: 'bx', args: {}, timeout_ms: 5000, max_bytes: 1 << 26, ...extra });
@@ -156,6 +157,59 @@ test('a link that closes cancels the calls it brought; a later result takes the 
   assert.deepEqual(frame.take().map((m) => [m.type, m.id]), [['cancel', 'c1.1']]);
   frame.receive({ type: 'result', id: 'c1.1', ok: false, error: { code: 'cancelled', message: 'stopped' } });
   assert.deepEqual(w.fromHost().map((m) => [m.type, m.id]), [['result', 'c1.1']]);
+});
+
+test("a result goes back by its own call's way; a dropped link cancels exactly the calls whose way it is", async (t) => {
+  const { w, frame, linkOf } = await worker(t);
+  const c1 = linkOf('c1');
+  const c2 = linkOf('c2', 40201);
+  c1.receive(call('c1.1'));
+  c1.receive(call('c1.2'));
+  w.call('c1.3', 'b.com', 'bx'); // c1's too, but it came through the host
+  c2.receive(call('c2.1'));
+  assert.deepEqual(frame.take().map((m) => m.id), ['c1.1', 'c1.2', 'c1.3', 'c2.1']);
+  const way = (id) => w.worker.pending.get(id)?.reply;
+  assert.deepEqual(['c1.1', 'c1.2', 'c1.3', 'c2.1'].map((id) => way(id)?.via), ['entry', 'entry', 'host', 'entry']);
+  assert.equal(way('c1.1'), way('c1.2'), "one link's calls share its reply");
+  assert.notEqual(way('c1.1'), way('c2.1'));
+
+  frame.receive({ type: 'result', id: 'c1.2', ok: true, value: '2' });
+  frame.receive({ type: 'result', id: 'c2.1', ok: true, value: '21' });
+  assert.deepEqual(c1.take().map((m) => [m.id, m.value]), [['c1.2', '2']]);
+  assert.deepEqual(c2.take().map((m) => [m.id, m.value]), [['c2.1', '21']]);
+  assert.deepEqual(w.fromHost(), []);
+
+  // c1's link drops: its one call still out is cancelled; the host's call of c1 and c2's run on.
+  c2.receive(call('c2.2'));
+  frame.take();
+  c1.close();
+  assert.deepEqual(frame.take().map((m) => [m.type, m.id]), [['cancel', 'c1.1']]);
+  assert.deepEqual([...w.worker.pending.keys()].sort(), ['c1.1', 'c1.3', 'c2.2']);
+  frame.receive({ type: 'result', id: 'c1.1', ok: false, error: { code: 'cancelled', message: 'stopped' } });
+  frame.receive({ type: 'result', id: 'c1.3', ok: true, value: '3' });
+  frame.receive({ type: 'result', id: 'c2.2', ok: true, value: '22' });
+  assert.deepEqual(w.fromHost().map((m) => [m.type, m.id]), [['result', 'c1.1'], ['result', 'c1.3']]);
+  assert.deepEqual(c2.take().map((m) => m.id), ['c2.2']);
+  assert.equal(w.worker.pending.size, 0);
+});
+
+test("a dropped link cancels its call that waits for a loading tab's tool, answered the host's way", async (t) => {
+  const { w, frame, linkOf } = await worker(t);
+  const c1 = linkOf('c1');
+  // Tab 1 loads its next page: a call for bx waits for the new page's tools (tool-waits.js).
+  const loading = { id: 1, windowId: 1, url: 'http://b.com/next', status: 'loading' };
+  w.chrome.tabs.get = async () => loading;
+  w.chrome.tabs.onUpdated.fire(1, { status: 'loading', url: loading.url }, loading);
+  frame.drop();
+  await tick();
+  w.fromHost();
+  c1.receive(call('c1.1'));
+  await tick();
+  assert.equal(w.worker.pending.get('c1.1')?.stage, 'waiting');
+  c1.close();
+  assert.equal(w.worker.pending.size, 0);
+  assert.deepEqual(w.fromHost().filter((m) => m.type === 'result').map((m) => [m.id, m.error?.code]), [['c1.1', 'cancelled']]);
+  assert.deepEqual(c1.take(), []);
 });
 
 test('a new offer of the same entry replaces its link; the native port closing closes them all', async (t) => {

@@ -107,7 +107,7 @@ export function installFakeChrome() {
   /** A content script connecting from a frame. */
   const connectFrame = (tabId, frameId, url, { windowId = 1, tabUrl = url } = {}) => {
     const port = new Port(chrome, 'webmcp-page', {
-      tab: { id: tabId, windowId, url: tabUrl }, frameId, url,
+      id: chrome.runtime.id, tab: { id: tabId, windowId, url: tabUrl }, frameId, url,
       frameType: frameId === 0 ? 'outermost_frame' : 'sub_frame', documentLifecycle: 'active',
     });
     chrome.runtime.onConnect.fire(port);

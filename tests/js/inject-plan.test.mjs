@@ -290,7 +290,7 @@ test('an srcdoc/about:blank frame\'s tools belong to its origin\'s site, not to 
   const frames = new FramePorts({ chrome, registry, changed: () => {}, portGone: () => {} });
   const connect = (frameId, url, origin) => {
     const port = new Port(chrome, 'webmcp-page', { tab: { id: 1, windowId: 1, url: 'https://a.com/' }, frameId, url, origin });
-    frames.connect(port, (frame, msg) => frames.report(frame, msg));
+    frames.connect(port, { tab: port.sender.tab, tabId: 1, frameId }, (frame, msg) => frames.report(frame, msg));
     return port;
   };
   connect(0, 'https://a.com/', 'https://a.com').receive({ type: 'tools', url: 'https://a.com/', native: false, tools: [tool('top')] });

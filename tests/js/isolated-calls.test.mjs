@@ -107,3 +107,19 @@ test('over max_bytes, bad arguments, unknown tools, timeouts and cancels answer 
   calls.pageResult({ type: 'result', id: '3', ok: true, value: '"late"' });
   assert.deepEqual(worker(), [], 'a late answer is dropped');
 });
+
+test('a call is answered by its own reply (the frame lane it came on), parts and all; others by the port', async (t) => {
+  const { calls, worker, ns } = polyfillCalls(t);
+  const onLane = [];
+  const lane = (m) => onLane.push(JSON.parse(JSON.stringify(m)));
+  const size = ns.protocol.RESULT_PART_CHARS;
+  await calls.start({ type: 'call', id: 'l1', tool: 'big', args: {}, max_bytes: 1 << 20 }, lane);
+  await calls.start({ type: 'call', id: 'p1', tool: 'add', args: {} });
+  await calls.start({ type: 'call', id: 'l2', tool: 'add', args: {} }, lane);
+  calls.pageResult({ type: 'result', id: '2', ok: true, value: '"port"' });
+  calls.pageResult({ type: 'result', id: '1', ok: true, value: 'x'.repeat(size + 1) });
+  calls.cancel('l2');
+  assert.deepEqual(worker().map((m) => [m.type, m.id]), [['result', 'p1']]);
+  assert.deepEqual(onLane.map((m) => [m.type, m.id]), [['result_part', 'l1'], ['result', 'l1'], ['result', 'l2']]);
+  assert.equal(onLane[2].error.code, 'cancelled');
+});

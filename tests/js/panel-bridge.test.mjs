@@ -29,7 +29,7 @@ const toHostSent = [];
 const ran = [];
 let hostUp = true;
 const status = () => ({ connected: hostUp, state: hostUp ? 'connected' : 'disconnected', hint: hostUp ? null : 'Run webmcp-sidecar doctor', sites: {} });
-const bridge = createPanelBridge({ chrome, sendToHost: (m) => routes.toHost(m), status, runCall: (m) => ran.push(m) });
+const bridge = createPanelBridge({ chrome, sendToHost: (m) => routes.toHost(m), status, runCall: (m, reply) => ran.push([m, reply]) });
 // The worker's routes, with stand-ins for the parts the panel does not use.
 const routes = createRoutes({
   chrome, panel: bridge, status, log: () => {},
@@ -90,16 +90,18 @@ test('every call is logged with its caller and outcome', () => {
 
 test("Inspector calls run in the worker and their results stay in the extension", async () => {
   panel.onMessage.fire({ type: 'inspect_call', req: 7, site: 'A.test', tool: 'add', args: { a: 2 } });
-  const [call] = ran.splice(0);
+  const [[call, reply]] = ran.splice(0);
   assert.deepEqual([call.type, call.site, call.tool, call.args], ['call', 'a.test', 'add', { a: 2 }]);
   assert.match(call.id, /^p\.\d+$/);
+  assert.equal(reply.via, 'inspector'); // its way back is the panel that asked
   panel.take();
   const sentBefore = toHostSent.length;
-  assert.equal(routes.toHost({ type: 'result', id: call.id, ok: true, value: '4' }), true);
+  assert.equal(routes.answer({ type: 'result', id: call.id, ok: true, value: '4' }, reply), true);
   assert.equal(toHostSent.length, sentBefore); // not to the host
   const out = panel.take();
   const res = out.find((m) => m.type === 'inspect_result');
   assert.deepEqual([res.req, res.result.value], [7, '4']);
+  assert.equal(typeof res.ms, 'number', 'with the duration the log measured');
   assert.equal(out.find((m) => m.type === 'oplog').entry.who.kind, 'inspector');
   // Registry changes refresh the panel's status.
   routes.toHost({ type: 'site_tools', site: 'a.test', tools: [] });

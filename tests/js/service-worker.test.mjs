@@ -298,7 +298,7 @@ test('a prerendered page does not take the tab until activated, then is asked to
   const d0 = connectFrame(4, 0, 'http://d.com/');
   sendTools(d0, [tool('d')]);
   const pre = new Port(chrome, 'webmcp-page', {
-    tab: { id: 4, windowId: 1, url: 'http://d.com/' }, frameId: 55, url: 'http://e.com/',
+    id: chrome.runtime.id, tab: { id: 4, windowId: 1, url: 'http://d.com/' }, frameId: 55, url: 'http://e.com/',
     frameType: 'outermost_frame', documentLifecycle: 'prerender',
   });
   chrome.runtime.onConnect.fire(pre);
@@ -321,11 +321,29 @@ test('a prerendered page does not take the tab until activated, then is asked to
   assert.deepEqual(fromHost(), [{ type: 'site_tools', site: 'e.com', tools: [] }]);
 });
 
+test("the chat port: our content script in a tab's top frame only", (t) => {
+  const { chrome } = startWorker(t);
+  const open = (sender) => {
+    const p = new Port(chrome, 'webmcp-chat', sender);
+    chrome.runtime.onConnect.fire(p);
+    return p;
+  };
+  const tab = { id: 1, windowId: 1, url: 'https://chat.test/' };
+  assert.equal(open({ id: chrome.runtime.id, tab, frameId: 3, url: 'https://chat.test/f' }).closed, true, 'a sub-frame');
+  assert.equal(open({ id: 'another', tab, frameId: 0, url: 'https://chat.test/' }).closed, true, 'not ours');
+  assert.equal(open({ id: chrome.runtime.id, url: `chrome-extension://${chrome.runtime.id}/x.html` }).closed, true, 'no tab');
+  assert.equal(open({ id: chrome.runtime.id, tab, frameId: 0, url: 'https://chat.test/' }).closed, false);
+});
+
 test('ports that are not pages are turned away', (t) => {
   const { chrome } = startWorker(t);
   const p = new Port(chrome, 'webmcp-page', { id: chrome.runtime.id, url: 'chrome-extension://x/panel.html' });
   chrome.runtime.onConnect.fire(p);
   assert.equal(p.closed, true);
+  // A frame's port that is not our content script's (another id: lib/senders.js ourFrame).
+  const foreign = new Port(chrome, 'webmcp-page', { id: 'another', tab: { id: 1, windowId: 1, url: 'http://a.com/' }, frameId: 0, url: 'http://a.com/' });
+  chrome.runtime.onConnect.fire(foreign);
+  assert.equal(foreign.closed, true);
   const other = new Port(chrome, 'something-else', { tab: { id: 1 }, frameId: 0 });
   chrome.runtime.onConnect.fire(other);
   assert.equal(other.closed, false);

@@ -6,6 +6,7 @@ import {
   draftTools, exportFileName, newSkillText, offsetOf, parseProblem, problemText, skillRows,
 } from '../../extension/lib/skills/view-model.js';
 import { createSkillsPanel, parseDraft } from '../../extension/background/skills-panel.js';
+import { createRoutes } from '../../extension/background/routes.js';
 
 const shop = {
   name: 'demo-shop', version: '1.0.0', description: 'Tea', match: ['http://127.0.0.1/skills/shop.html*'],
@@ -111,7 +112,12 @@ function fakes() {
     },
   });
   const registry = /** @type {any} */ ({ hiddenSkillTools: (site) => (site === '127.0.0.1:8080' ? ['add_to_cart'] : []) });
-  return { calls, panel: createSkillsPanel({ chrome, skills, registry }) };
+  // As the side panel asks: through the worker's routes (chrome.runtime.onMessage), which let
+  // only our own pages through.
+  const skillsPanel = createSkillsPanel({ chrome, skills, registry });
+  const routes = createRoutes(/** @type {any} */ ({ chrome, skillsPanel, log() {} }));
+  const routed = (type) => (msg, sender, respond) => routes.onRuntimeMessage({ ...msg, type }, sender, respond);
+  return { calls, panel: { status: routed('skills_status'), try: routed('skills_try') } };
 }
 
 /** @returns {Promise<any>} what the handler answered (sync or async) */

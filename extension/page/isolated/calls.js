@@ -17,7 +17,8 @@
   /**
    * @typedef {{ok: true, value: string} | {ok: false, error: {code: string, message: string}}} Outcome
    * @typedef {{id: string, done: boolean, timer: any, local?: string, maxBytes: number,
-   *            abort: () => void, nav?: any, window?: any}} Call
+   *            abort: () => void, reply: (msg: unknown) => void, nav?: any, window?: any}} Call
+   *   reply: the call's way back to the worker, the one it came on (the port, or the frame lane);
    *   nav: the navigate event of a form submission that began during the call;
    *   window: native, the frame whose tool runs (its `window` in getTools())
    */
@@ -27,7 +28,8 @@
    *   hasTool: (name: string) => boolean, nativeTool: (name: string) => any,
    *   nativeTools: {refresh: () => Promise<void>, errorMark: () => number,
    *     errorSince: (name: string, mark: number) => string|null}}} o
-   *   send: to the worker (the port); toPage: to the MAIN world (polyfill);
+   *   send: to the worker on the port (a call's answer takes its own reply: start());
+   *   toPage: to the MAIN world (polyfill);
    *   hasTool: polyfill, whether the frame's validated list has it now;
    *   nativeTool: native, the RegisteredTool object by name (executeTool needs it)
    */
@@ -54,22 +56,24 @@
       answered.add(call.id);
       if (answered.size > 4096) answered.delete(/** @type {string} */ (answered.values().next().value)); // the oldest: there is one
       if (!outcome.ok) {
-        send({ type: 'result', id: call.id, ok: false, error: outcome.error });
+        call.reply({ type: 'result', id: call.id, ok: false, error: outcome.error });
         return;
       }
       // A long value goes in parts, which the worker joins (lib/result-parts.js): Chromium carries
       // many small messages much faster than one big one.
       const rest = outcome.value.length > RESULT_PART_CHARS ? textPieces(outcome.value, RESULT_PART_CHARS) : [outcome.value];
       const value = /** @type {string} */ (rest.pop());
-      rest.forEach((data, seq) => send({ type: 'result_part', id: call.id, seq, data }));
+      rest.forEach((data, seq) => call.reply({ type: 'result_part', id: call.id, seq, data }));
       const parts = rest.length ? { parts: rest.length } : {};
-      send(noResponse && leaving(call)
+      call.reply(noResponse && leaving(call)
         ? { type: 'result', id: call.id, ok: true, value, ...parts, navigating: true }
         : { type: 'result', id: call.id, ok: true, value, ...parts });
     }
 
     // A form that navigates: background/site-calls.js follows it to the next document (leaving.js).
     // Its pagehide listener goes in now, before the relay's (which drops the calls on bfcache).
+    // Its notice takes the port whatever way the call came: the port's disconnect follows it at
+    // once and must not overtake it.
     const leaving = watchLeaving(() => pending.values(), send);
 
     /** Aborts the calls in flight without replying: their port is gone. */
@@ -87,14 +91,17 @@
       byLocal.clear();
     }
 
-    /** The port's `call`. @param {any} msg */
-    async function start(msg) {
+    /**
+     * A `call` from the worker, answered by `reply` (the way it came: the port, or the lane).
+     * @param {any} msg @param {(msg: unknown) => void} [reply]
+     */
+    async function start(msg, reply = send) {
       const id = msg.id;
       if (typeof id !== 'string' || !id || pending.has(id) || answered.has(id)) return;
       const timeoutMs = Number.isFinite(msg.timeout_ms) && msg.timeout_ms > 0 ? msg.timeout_ms : DEFAULT_TIMEOUT_MS;
       const maxBytes = Number.isFinite(msg.max_bytes) && msg.max_bytes > 0 ? msg.max_bytes : DEFAULT_MAX_BYTES;
       /** @type {Call} */
-      const call = { id, done: false, timer: 0, maxBytes, abort: () => {} };
+      const call = { id, done: false, timer: 0, maxBytes, abort: () => {}, reply };
       pending.set(id, call);
       call.timer = setTimeout(() => {
         call.abort();

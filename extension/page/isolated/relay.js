@@ -90,8 +90,6 @@
   let port = null;
   /** @type {{post: (msg: unknown) => boolean, close: () => void}|null} the port's frame lane */
   let lane = null;
-  /** @type {Set<string>} ids of the calls that came on the lane and are not answered yet */
-  const laneCalls = new Set();
   let dead = false; // the extension was reloaded or removed: this script is an orphan
   let connectedAt = 0;
   let backoff = 50;
@@ -101,17 +99,9 @@
 
   // ---- the port to the service worker ------------------------------------------------------
 
-  /** @param {unknown} msg */
+  /** To the worker on the port. @param {unknown} msg */
   function send(msg) {
     if (!port) return;
-    // A call that came on the frame lane (lane.js) is answered on it; all else takes the port,
-    // also the `pagehide` notice (a result without `ok`, leaving.js): the port's disconnect
-    // follows it at once, and must not overtake it.
-    const m = /** @type {any} */ (msg);
-    if (((m?.type === 'result' && 'ok' in m) || m?.type === 'result_part') && laneCalls.has(m.id)) {
-      if (m.type === 'result') laneCalls.delete(m.id);
-      if (lane?.post(msg)) return;
-    }
     try {
       port.postMessage(msg);
     } catch {
@@ -150,16 +140,25 @@
     });
   }
 
-  /** Only calls and their cancels come on the lane; the worker's other messages take the port. @param {any} msg */
+  /**
+   * Only calls and their cancels come on the lane (lane.js); the worker's other messages take
+   * the port. A call that came on the lane is answered on it (answerOnLane: its reply).
+   * @param {any} msg
+   */
   function onLaneMessage(msg) {
-    if (msg?.type === 'call' && typeof msg.id === 'string') laneCalls.add(msg.id);
-    if (msg?.type === 'call' || msg?.type === 'cancel') onPortMessage(msg);
+    if (msg?.type === 'call') calls.start(msg, answerOnLane);
+    else if (msg?.type === 'cancel') calls.cancel(msg.id);
+  }
+
+  /** The way back of a call that came on the lane: the lane, or the port once it is gone. @param {unknown} msg */
+  function answerOnLane(msg) {
+    if (port && lane?.post(msg)) return;
+    send(msg);
   }
 
   function closeLane() {
     lane?.close();
     lane = null;
-    laneCalls.clear();
   }
 
   function disconnect() {
