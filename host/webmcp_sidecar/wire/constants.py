@@ -28,8 +28,9 @@ CHAT_PORT_NAME = "webmcp-chat"  # a chat site's isolated world <-> service worke
 PANEL_SESSION = "panel"
 
 # --- call ids --------------------------------------------------------------------------------
-# A call's id is `<caller>.<rest>`: the caller (the part before the first dot) says who made it and
-# so where its result goes. The host's own calls (the side panel's agent) `h.`, the Inspector's
+# A call's id is `<caller>.<rest>`: the caller (the part before the first dot) says who made it;
+# the host's router sends a result by it, and an entry link admits only its own entry's calls (the
+# worker sends a result back by the reply its call carries, not by the id). The host's own calls (the side panel's agent) `h.`, the Inspector's
 # `p.` and chat sites' `c.` (both the worker's own), the host's calls of local MCP servers `s.`
 # (only in `agent_server_call`); an MCP entry's `<conn>.`, conn = its connection id
 # (`welcome.conn`: "c" and a number), which the host routes its results by.
