@@ -42,6 +42,7 @@ function mainNamespace() {
   // The stub without start.js (which hides the namespace), its surface, then the full code up to frame-remote.js.
   for (const f of MAIN_FILES.slice(0, -1)) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
   window[NS].surface = window[NS].installSurface();
+  window[NS].late(); // as surface.js's first use does
   const upto = FULL_FILES.indexOf('page/main/frame-remote.js');
   assert.ok(upto > 0, 'frame-remote.js is in the full code');
   for (const f of FULL_FILES.slice(0, upto + 1)) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });

@@ -98,14 +98,6 @@
 
   /** @param {any} obj @param {string} prop */
   const setterOf = (obj, prop) => oGetOwnPropertyDescriptor(obj, prop)?.set;
-  const inputValueSet = setterOf(HTMLInputElement.prototype, 'value');
-  const inputCheckedSet = setterOf(HTMLInputElement.prototype, 'checked');
-  const textareaValueSet = setterOf(HTMLTextAreaElement.prototype, 'value');
-  const selectValueSet = setterOf(HTMLSelectElement.prototype, 'value');
-  const optionSelectedSet = setterOf(HTMLOptionElement.prototype, 'selected');
-  const elClick = HTMLElement.prototype.click;
-  const formRequestSubmit = HTMLFormElement.prototype.requestSubmit;
-  const formElementsGet = oGetOwnPropertyDescriptor(HTMLFormElement.prototype, 'elements')?.get;
   const elGetAttribute = Element.prototype.getAttribute;
   const elHasAttribute = Element.prototype.hasAttribute;
   const elClosest = Element.prototype.closest;
@@ -118,17 +110,7 @@
   const getterOf = (proto, k) => oGetOwnPropertyDescriptor(proto, k)?.get;
   const elSetAttribute = Element.prototype.setAttribute;
   const elRemoveAttribute = Element.prototype.removeAttribute;
-  const MessageChannelC = MessageChannel;
-  const portPost = MessagePort.prototype.postMessage;
-  const onmessageSet = setterOf(MessagePort.prototype, 'onmessage');
-  const msgDataGet = getterOf(MessageEvent.prototype, 'data');
-  const msgOriginGet = getterOf(MessageEvent.prototype, 'origin');
-  const msgSourceGet = getterOf(MessageEvent.prototype, 'source');
-  const frameWindowGet = getterOf(HTMLIFrameElement.prototype, 'contentWindow');
-  const frameSrcGet = getterOf(HTMLIFrameElement.prototype, 'src');
   const setTimeoutC = setTimeout;
-  const randomUUID = Crypto.prototype.randomUUID;
-  const cryptoObj = crypto;
   const URLC = URL;
   const WeakMapC = WeakMap;
   const wmGet = WeakMap.prototype.get;
@@ -175,15 +157,41 @@
     PromiseC, MapC, SetC, WeakSetC, ErrorC, TypeErrorC, DOMExceptionC, EventC, CustomEventC, EventTargetC,
     AbortControllerC, AbortSignalC, NodeC, MutationObserverC, ArrayBufferIsView, DataViewC, RegExpC,
     NumberC, BooleanC, numIsFinite, numValueOf, strValueOf, boolValueOf, queueMicro, dispatch, listen,
-    unlisten, detailOf, strTrim, strSlice, strReplace, strToLower, reTest, inputValueSet, inputCheckedSet,
-    textareaValueSet, selectValueSet, optionSelectedSet, elClick, formRequestSubmit, formElementsGet,
+    unlisten, detailOf, strTrim, strSlice, strReplace, strToLower, reTest,
     elGetAttribute, elHasAttribute, elClosest, elMatches, elQuerySelector, docQuerySelectorAll, PAGE_EVENT,
     EXT_EVENT, validName, cut, squash, isObj, typeError, opError, domError, abortReason, MAX_DEPTH,
-    elSetAttribute, elRemoveAttribute, MessageChannelC, portPost, onmessageSet, msgDataGet, msgOriginGet,
-    msgSourceGet, frameWindowGet, frameSrcGet, setTimeoutC, randomUUID, cryptoObj, URLC, WeakMapC, wmGet, wmSet,
+    elSetAttribute, elRemoveAttribute,
+    setTimeoutC, URLC, WeakMapC, wmGet, wmSet,
     strSplit, arraySort, promiseResolve, promiseThen, ProxyC, rGet, NS,
   };
   for (const k of oKeys(shared)) ns[k] = shared[k];
+  // What only the injected files use, of interfaces that a page which never touches them does
+  // not have made yet (Blink makes an interface's objects on first touch: ~110 KB of heap for
+  // these): taken when the stub asks for the rest (surface.js's first use), or at a frame
+  // message (surface.js); a page that replaced them by then only fools its own polyfill.
+  let lateDone = false;
+  ns.late = () => {
+    if (lateDone) return;
+    lateDone = true;
+    ns.inputValueSet = setterOf(HTMLInputElement.prototype, 'value');
+    ns.inputCheckedSet = setterOf(HTMLInputElement.prototype, 'checked');
+    ns.textareaValueSet = setterOf(HTMLTextAreaElement.prototype, 'value');
+    ns.selectValueSet = setterOf(HTMLSelectElement.prototype, 'value');
+    ns.optionSelectedSet = setterOf(HTMLOptionElement.prototype, 'selected');
+    ns.elClick = HTMLElement.prototype.click;
+    ns.formRequestSubmit = HTMLFormElement.prototype.requestSubmit;
+    ns.formElementsGet = oGetOwnPropertyDescriptor(HTMLFormElement.prototype, 'elements')?.get;
+    ns.MessageChannelC = MessageChannel;
+    ns.portPost = MessagePort.prototype.postMessage;
+    ns.onmessageSet = setterOf(MessagePort.prototype, 'onmessage');
+    ns.msgDataGet = getterOf(MessageEvent.prototype, 'data');
+    ns.msgOriginGet = getterOf(MessageEvent.prototype, 'origin');
+    ns.msgSourceGet = getterOf(MessageEvent.prototype, 'source');
+    ns.frameWindowGet = getterOf(HTMLIFrameElement.prototype, 'contentWindow');
+    ns.frameSrcGet = getterOf(HTMLIFrameElement.prototype, 'src');
+    ns.randomUUID = Crypto.prototype.randomUUID;
+    ns.cryptoObj = crypto;
+  };
   try {
     oDefineProperty(W, NS, { value: ns, configurable: true });
   } catch {

@@ -13,7 +13,7 @@
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
     W, D, rApply, reTest, oCreate, oFreeze, oDefineProperty, oGetOwnPropertyDescriptor, StringC, MapC, PromiseC, TypeErrorC, EventC,
-    EventTargetC, AbortSignalC, CustomEventC, MutationObserverC, WeakMapC, wmGet, wmSet, URLC, dispatch, listen, unlisten, msgDataGet, msgSourceGet,
+    EventTargetC, AbortSignalC, CustomEventC, MutationObserverC, WeakMapC, wmGet, wmSet, URLC, dispatch, listen, unlisten,
     elMatches, elQuerySelector, docQuerySelectorAll, isObj, opError, domError, abortReason, plainJson, readToolDict,
     checkNewName, installLegacy, PAGE_EVENT, EXT_EVENT, detailOf, NS,
   } = ns;
@@ -118,6 +118,7 @@
       if (asked) return;
       asked = true;
       if (forms) forms.disconnect();
+      ns.late(); // base.js: what the injected files need besides
       // The files the worker injects find the namespace here; adopt.js removes it.
       try {
         oDefineProperty(W, NS, { value: ns, configurable: true });
@@ -320,14 +321,17 @@
     /** @type {Record<number, Event>} */
     const held = oCreate(null);
     let heldN = 0;
+    /** @type {any} MessageEvent's getters, taken at the first message (see base.js's `late`) */
+    let msgGet;
     /** @param {Event} ev */
     const onMessage = (ev) => {
       if (full) return;
       let d;
       try {
-        d = rApply(msgDataGet, ev, []);
+        if (!msgGet) msgGet = [oGetOwnPropertyDescriptor(MessageEvent.prototype, 'data')?.get, oGetOwnPropertyDescriptor(MessageEvent.prototype, 'source')?.get];
+        d = rApply(msgGet[0], ev, []);
         if (!isObj(d) || typeof d[FRAMES_KEY] !== 'string') return;
-        const from = rApply(msgSourceGet, ev, []);
+        const from = rApply(msgGet[1], ev, []);
         for (let w = W, i = 0; w.parent !== w && i < 32; i++) {
           w = w.parent;
           if (w === from) return;
