@@ -4,7 +4,7 @@
 // lib/page-files.js's files into that document, once (lib/install-gate.js caps the rest).
 
 import { InstallGate } from '../lib/install-gate.js';
-import { ISOLATED_FILES } from '../lib/page-files.js';
+import { ISOLATED_FILES, MAIN_FILES } from '../lib/page-files.js';
 
 /**
  * @param {{chrome: typeof globalThis.chrome, log: (level: 'debug'|'info'|'warning'|'error', message: string) => void}} opts
@@ -15,10 +15,10 @@ export function createPageInstall({ chrome, log }) {
 
   /**
    * chrome.runtime.onMessage `page_install`, from our stub in a web page's frame.
-   * @param {any} _msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} respond
+   * @param {any} msg `{type: 'page_install', main?: true}` @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} respond
    * @returns {boolean}
    */
-  function request(_msg, sender, respond) {
+  function request(msg, sender, respond) {
     const tabId = sender.tab?.id;
     const frameId = sender.frameId;
     // Our content scripts in web pages only (an extension page has no tab, or an extension URL;
@@ -40,7 +40,13 @@ export function createPageInstall({ chrome, log }) {
       return false;
     }
     const target = typeof documentId === 'string' ? { tabId, documentIds: [documentId] } : { tabId, frameIds: [frameId] };
-    chrome.scripting.executeScript({ target, files: [...ISOLATED_FILES], injectImmediately: true }).then(
+    // Polyfill mode: the MAIN world's full code first (its stub queues the page's calls until
+    // then), so that the relay's first `sync` finds the bridge.
+    const isolated = () => chrome.scripting.executeScript({ target, files: [...ISOLATED_FILES], injectImmediately: true });
+    const done = msg?.main === true
+      ? chrome.scripting.executeScript({ target, files: [...MAIN_FILES], world: 'MAIN', injectImmediately: true }).then(isolated)
+      : isolated();
+    done.then(
       () => respond({ ok: true }),
       (e) => respond({ ok: false, why: String(e?.message ?? e) }), // the document went meanwhile
     );

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPageInstall } from '../../extension/background/page-install.js';
-import { ISOLATED_FILES } from '../../extension/lib/page-files.js';
+import { ISOLATED_FILES, MAIN_FILES } from '../../extension/lib/page-files.js';
 
 function fake() {
   const injected = [];
@@ -29,6 +29,17 @@ test('a stub in a web page gets the isolated files, into its document, once', as
   assert.deepEqual(again, { ok: false, why: 'again' });
   assert.equal(injected.length, 1);
   assert.deepEqual(install.counts(), { admitted: 1, refused: 1 });
+});
+
+test("polyfill (`main`): the MAIN world's full code first, then the isolated files", async () => {
+  const { install, injected } = fake();
+  const r = await new Promise((resolve) => install.request({ type: 'page_install', main: true }, page(), resolve));
+  assert.deepEqual(r, { ok: true });
+  assert.deepEqual(injected, [
+    { target: { tabId: 7, documentIds: ['D1'] }, files: [...MAIN_FILES], world: 'MAIN', injectImmediately: true },
+    { target: { tabId: 7, documentIds: ['D1'] }, files: [...ISOLATED_FILES], injectImmediately: true },
+  ]);
+  assert.equal(MAIN_FILES.at(-1), 'page/main/adopt.js');
 });
 
 test('Firefox (no documentId): by frame id', async () => {

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import vm from 'node:vm';
+import { MAIN_FILES as FULL_FILES } from '../../extension/lib/page-files.js';
 
 const EXT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../extension');
 const MANIFEST = JSON.parse(readFileSync(path.join(EXT, 'manifest.json'), 'utf8'));
@@ -25,7 +26,7 @@ class MessageChannel {
   port2 = new MessagePort();
 }
 
-/** The MAIN files up to frame-remote.js in a bare vm; their namespace. */
+/** The MAIN files (the stub, then the full code) up to frame-remote.js in a bare vm; their namespace. */
 function mainNamespace() {
   class Stub {}
   const window = new EventTarget();
@@ -34,13 +35,17 @@ function mainNamespace() {
   for (const name of ['Node', 'Element', 'HTMLElement', 'HTMLInputElement', 'HTMLTextAreaElement', 'HTMLSelectElement',
     'HTMLOptionElement', 'HTMLFormElement', 'HTMLIFrameElement', 'MutationObserver', 'Document', 'Navigator']) stubs[name] = class extends Stub {};
   const ctx = vm.createContext({
-    ...stubs, window, document: new stubs.Document(), navigator: new stubs.Navigator(), location: { origin: 'https://a.test' },
+    ...stubs, window, document: Object.assign(new EventTarget(), { readyState: 'loading' }), navigator: new stubs.Navigator(), location: { origin: 'https://a.test' },
     EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, queueMicrotask, MessageChannel, MessagePort,
     MessageEvent, WeakMap, URL, Crypto, crypto, setTimeout, isSecureContext: true,
   });
-  const upto = MAIN_FILES.indexOf('page/main/frame-remote.js');
-  assert.ok(upto > 0, 'frame-remote.js is in the manifest');
-  for (const f of MAIN_FILES.slice(0, upto + 1)) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
+  // The stub without start.js (which hides the namespace), its surface, then the full code up to frame-remote.js.
+  for (const f of MAIN_FILES.slice(0, -1)) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
+  window[NS].surface = window[NS].installSurface();
+  window[NS].late(); // as surface.js's first use does
+  const upto = FULL_FILES.indexOf('page/main/frame-remote.js');
+  assert.ok(upto > 0, 'frame-remote.js is in the full code');
+  for (const f of FULL_FILES.slice(0, upto + 1)) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
   return window[NS];
 }
 

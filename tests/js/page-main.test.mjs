@@ -1,7 +1,9 @@
-// The MAIN-world files (page/main/*.js) as the manifest lists them, run in a vm with a small
+// The MAIN-world files (page/main/*.js) as the manifest lists them (the stub), and the full code
+// the worker injects when the stub asks (lib/page-files.js MAIN_FILES), run in a vm with a small
 // stand-in for the page (window, document, navigator as EventTargets; DOM classes as stubs): the
-// files' namespace is gone once they have run, and the legacy API, written once, behaves the same
-// on the polyfill's registry and on a native document.modelContext. The real DOM and Chromium's
+// files' namespace is gone once they have run, a page that does not use the API asks for nothing,
+// what a page does before the full code comes is there after it, and the legacy API, written
+// once, behaves the same on the polyfill's registry and on a native document.modelContext. The real DOM and Chromium's
 // own WebMCP are covered by tests/e2e/page_harness.
 
 import { test } from 'node:test';
@@ -10,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import vm from 'node:vm';
+import { MAIN_FILES as FULL_FILES } from '../../extension/lib/page-files.js';
 
 const EXT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../extension');
 const MANIFEST = JSON.parse(readFileSync(path.join(EXT, 'manifest.json'), 'utf8'));
@@ -67,7 +70,17 @@ function page({ native = null, secure = true } = {}) {
   const window = new EventTarget();
   Object.defineProperty(window, Symbol.toStringTag, { value: 'Window' }); // executeTool checks it
   const posted = [];
-  window.addEventListener('webmcp-sidecar:page', (ev) => posted.push(JSON.parse(ev.detail)));
+  let installs = 0;
+  // The worker's part (background/page-install.js): the stub's `install` brings the full code, later.
+  window.addEventListener('webmcp-sidecar:page', (ev) => {
+    const msg = JSON.parse(ev.detail);
+    posted.push(msg);
+    if (msg.type === 'install' && !installs++) {
+      setImmediate(() => {
+        for (const f of FULL_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
+      });
+    }
+  });
   const stubs = {};
   for (const name of ['Node', 'Element', 'HTMLElement', 'HTMLInputElement', 'HTMLTextAreaElement', 'HTMLSelectElement',
     'HTMLOptionElement', 'HTMLFormElement', 'HTMLIFrameElement', 'MutationObserver', 'DocumentFragment']) stubs[name] = class extends Stub {};
@@ -79,10 +92,10 @@ function page({ native = null, secure = true } = {}) {
     MessageChannel, MessagePort, Proxy, WeakMap, URL, MessageEvent, Crypto, crypto, setTimeout, isSecureContext: secure,
   });
   for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
-  return { ctx, window, document, posted, run: (code) => vm.runInContext(code, ctx) };
+  return { ctx, window, document, posted, installs: () => installs, run: (code) => vm.runInContext(code, ctx) };
 }
 
-const tick = () => new Promise((r) => setTimeout(r, 0));
+const tick = () => new Promise((r) => setTimeout(r, 5));
 const names = (p) => p.posted.filter((m) => m.type === 'tools').at(-1)?.tools.map((t) => `${t.name}:${t.source}`).sort();
 
 test('the manifest lists base.js first and start.js last', () => {
@@ -124,11 +137,49 @@ test('not a secure context: the files add nothing to the page and tell nobody (a
   }
 });
 
-test('a second copy of the files leaves the page to the first', () => {
+test('a second copy of the files leaves the page to the first', async () => {
   const p = page();
   for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), p.ctx, { filename: f });
   assert.equal(p.window[NS], undefined);
+  p.run(`document.modelContext.registerTool({ name: 'a', description: 'a', execute() {} })`);
+  await tick();
+  for (const f of FULL_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), p.ctx, { filename: f }); // injected twice
+  await tick();
+  assert.equal(p.window[NS], undefined);
   assert.equal(p.posted.filter((m) => m.type === 'ready').length, 1);
+  assert.equal(p.installs(), 1);
+});
+
+test('polyfill: a page that does not use the API asks for nothing; its namespace stays out of view', async () => {
+  const p = page();
+  p.run(`'modelContext' in document; document.modelContext; navigator.modelContext; new window.ToolActivatedEvent('toolactivated', { toolName: 'x' }).toolName;
+    document.modelContext.addEventListener('toolchange', () => {}); document.modelContext.ontoolchange = () => {};`);
+  await tick();
+  assert.deepEqual(p.posted, []);
+  assert.equal(p.window[NS], undefined);
+});
+
+test('polyfill: what the page does before the full code comes is there after it, in order', async () => {
+  const p = page();
+  p.run(`const mc = document.modelContext;
+    globalThis.log = [];
+    mc.addEventListener('toolchange', () => log.push('change'));
+    mc.ontoolactivated = (e) => log.push('activated ' + e.toolName);
+    globalThis.first = mc.registerTool({ name: 'a', description: 'a', execute: (i) => 'got ' + i.x });
+    globalThis.dup = mc.registerTool({ name: 'a', description: 'again', execute() {} }).then(() => 'ok', (e) => e.name);
+    try { navigator.modelContext.registerTool({ name: 'a', description: 'x', execute() {} }); } catch (e) { log.push('legacy ' + e.name); }
+    globalThis.listed = mc.getTools().then((l) => l.map((t) => t.name + '@' + t.origin).join());
+    globalThis.ran = mc.getTools().then(([t]) => mc.executeTool(t, { x: 1 }));`);
+  assert.deepEqual([...p.run('log')], ['legacy InvalidStateError']); // at once, as before
+  assert.equal(p.posted.filter((m) => m.type === 'install').length, 1);
+  assert.equal(await p.run('dup'), 'InvalidStateError');
+  assert.equal(await p.run('first'), undefined);
+  assert.equal(await p.run('listed'), 'a@https://a.test');
+  assert.equal(await p.run('ran'), 'got 1');
+  await tick();
+  assert.deepEqual([...p.run('log')], ['legacy InvalidStateError', 'change', 'activated a']);
+  assert.deepEqual(names(p), ['a:polyfill']);
+  assert.equal(p.window[NS], undefined);
 });
 
 test('polyfill: the legacy API registers, provides, unregisters and clears in the one registry', async () => {

@@ -2,8 +2,10 @@
 // isolated world (document_start). Almost no page uses WebMCP, so the rest (lib/page-files.js:
 // the relay, its checks, calls, the frame lane) comes only into a frame that does, once per
 // document: this asks the worker for it (`page_install`, background/page-install.js), when
-// - polyfill: the MAIN world reports a non-empty tool list (its own or forged: the worst a page
-//   gets is the code that it could have had by registering a tool);
+// - polyfill: the MAIN world's stub asks (`install`: the page used the API, has a tool form, or a
+//   relative spoke the frame protocol), or reports a non-empty tool list (its own or forged: the
+//   worst a page gets is the code that it could have had by registering a tool); the worker then
+//   brings the MAIN world's full code too (lib/page-files.js MAIN_FILES);
 // - native: the document's `toolchange` (or, injected into an open tab, getTools() has some);
 // - both: this document has an iframe given `tools` (the relay grants it, or asks Chromium).
 // Until then it keeps the token a parent grants this frame (frame-policy.js), for the relay.
@@ -37,8 +39,11 @@
     if (asked) return;
     asked = true;
     for (const f of off) f();
+    // Polyfill: the MAIN world's stub puts out what its full code will need (page/main/surface.js).
+    if (!mc) window.dispatchEvent(new CustomEvent('webmcp-sidecar:ext', { detail: '{"type":"install"}' }));
     try {
-      const sent = /** @type {any} */ (chrome.runtime.sendMessage({ type: 'page_install' }));
+      // Polyfill: the MAIN world's full code too (page/main/surface.js waits for it).
+      const sent = /** @type {any} */ (chrome.runtime.sendMessage({ type: 'page_install', main: !mc }));
       if (typeof sent?.catch === 'function') sent.catch(() => {});
     } catch {
       /* the extension went away: this is an orphan */
@@ -100,6 +105,8 @@
     } catch {
       return;
     }
+    // The MAIN world's stub asks for its full code on the page's first use of the API.
+    if (msg?.type === 'install') return install();
     if (msg?.type !== 'tools' || !Array.isArray(msg.tools)) return;
     stub.last = d;
     if (msg.tools.length) install();

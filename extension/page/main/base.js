@@ -14,11 +14,13 @@
 // - Both modes: the legacy `navigator.modelContext` surface (registerTool, unregisterTool,
 //   provideContext, clearContext) that older sites still use.
 //
-// The MAIN world is these files, in the order manifest.json lists them (base.js first, start.js
-// last). They share one private namespace: base.js creates a null-prototype object with the
+// The MAIN world is a stub, the files manifest.json lists (base.js first, start.js last), and in
+// polyfill mode, on a frame's first use of WebMCP, the rest (lib/page-files.js MAIN_FILES,
+// injected by the worker; surface.js, adopt.js). They share one private namespace: base.js creates a null-prototype object with the
 // builtins it captured and puts it on `window` under a Symbol-keyed, non-enumerable property;
 // each file takes what it needs from it (destructured once, at load) and adds what it defines;
-// start.js removes the property before installing anything. Chrome runs a content_scripts
+// start.js removes the property before installing anything (surface.js puts it back for the
+// injected files when it asks for them; adopt.js removes it again). Chrome runs a content_scripts
 // entry's files back to back, before any page script of the document, so the page never sees
 // the namespace (in a window it could touch earlier, the initial about:blank reused by a
 // same-origin navigation, it could patch every builtin before base.js anyway).
@@ -96,20 +98,29 @@
 
   /** @param {any} obj @param {string} prop */
   const setterOf = (obj, prop) => oGetOwnPropertyDescriptor(obj, prop)?.set;
-  const inputValueSet = setterOf(HTMLInputElement.prototype, 'value');
-  const inputCheckedSet = setterOf(HTMLInputElement.prototype, 'checked');
-  const textareaValueSet = setterOf(HTMLTextAreaElement.prototype, 'value');
-  const selectValueSet = setterOf(HTMLSelectElement.prototype, 'value');
-  const optionSelectedSet = setterOf(HTMLOptionElement.prototype, 'selected');
-  const elClick = HTMLElement.prototype.click;
-  const formRequestSubmit = HTMLFormElement.prototype.requestSubmit;
-  const formElementsGet = oGetOwnPropertyDescriptor(HTMLFormElement.prototype, 'elements')?.get;
   const elGetAttribute = Element.prototype.getAttribute;
   const elHasAttribute = Element.prototype.hasAttribute;
   const elClosest = Element.prototype.closest;
   const elMatches = Element.prototype.matches;
   const elQuerySelector = Element.prototype.querySelector;
   const docQuerySelectorAll = Document.prototype.querySelectorAll;
+  // For the files the worker injects later (lib/page-files.js MAIN_FILES), taken now as well: by
+  // then the page may have replaced any of them.
+  /** @param {any} proto @param {string} k */
+  const getterOf = (proto, k) => oGetOwnPropertyDescriptor(proto, k)?.get;
+  const elSetAttribute = Element.prototype.setAttribute;
+  const elRemoveAttribute = Element.prototype.removeAttribute;
+  const setTimeoutC = setTimeout;
+  const URLC = URL;
+  const WeakMapC = WeakMap;
+  const wmGet = WeakMap.prototype.get;
+  const wmSet = WeakMap.prototype.set;
+  const strSplit = String.prototype.split;
+  const arraySort = Array.prototype.sort;
+  const promiseResolve = Promise.resolve;
+  const promiseThen = Promise.prototype.then;
+  const ProxyC = Proxy;
+  const rGet = R.get;
 
   const PAGE_EVENT = 'webmcp-sidecar:page'; // MAIN -> ISOLATED
   const EXT_EVENT = 'webmcp-sidecar:ext'; // ISOLATED -> MAIN
@@ -119,7 +130,7 @@
   // NAME_RE: WebMCP's rule, added to the namespace by generated-constants.js (the next file).
   const validName = (name) => typeof name === 'string' && rApply(reTest, ns.NAME_RE, [name]);
   /** @param {string} s @param {number} n */
-  const cut = (s, n) => (s.length > n ? rApply(strSlice, s, [0, n]) + '…' : s);
+  const cut = (s, n) => (s.length > n ? rApply(strSlice, s, [0, n]) + '\u2026' : s);
   /** @param {string} s */
   const squash = (s) => rApply(strTrim, rApply(strReplace, s, [/\s+/g, ' ']), []);
   /** @param {unknown} v */
@@ -146,12 +157,41 @@
     PromiseC, MapC, SetC, WeakSetC, ErrorC, TypeErrorC, DOMExceptionC, EventC, CustomEventC, EventTargetC,
     AbortControllerC, AbortSignalC, NodeC, MutationObserverC, ArrayBufferIsView, DataViewC, RegExpC,
     NumberC, BooleanC, numIsFinite, numValueOf, strValueOf, boolValueOf, queueMicro, dispatch, listen,
-    unlisten, detailOf, strTrim, strSlice, strReplace, strToLower, reTest, inputValueSet, inputCheckedSet,
-    textareaValueSet, selectValueSet, optionSelectedSet, elClick, formRequestSubmit, formElementsGet,
+    unlisten, detailOf, strTrim, strSlice, strReplace, strToLower, reTest,
     elGetAttribute, elHasAttribute, elClosest, elMatches, elQuerySelector, docQuerySelectorAll, PAGE_EVENT,
     EXT_EVENT, validName, cut, squash, isObj, typeError, opError, domError, abortReason, MAX_DEPTH,
+    elSetAttribute, elRemoveAttribute,
+    setTimeoutC, URLC, WeakMapC, wmGet, wmSet,
+    strSplit, arraySort, promiseResolve, promiseThen, ProxyC, rGet, NS,
   };
   for (const k of oKeys(shared)) ns[k] = shared[k];
+  // What only the injected files use, of interfaces that a page which never touches them does
+  // not have made yet (Blink makes an interface's objects on first touch: ~110 KB of heap for
+  // these): taken when the stub asks for the rest (surface.js's first use), or at a frame
+  // message (surface.js); a page that replaced them by then only fools its own polyfill.
+  let lateDone = false;
+  ns.late = () => {
+    if (lateDone) return;
+    lateDone = true;
+    ns.inputValueSet = setterOf(HTMLInputElement.prototype, 'value');
+    ns.inputCheckedSet = setterOf(HTMLInputElement.prototype, 'checked');
+    ns.textareaValueSet = setterOf(HTMLTextAreaElement.prototype, 'value');
+    ns.selectValueSet = setterOf(HTMLSelectElement.prototype, 'value');
+    ns.optionSelectedSet = setterOf(HTMLOptionElement.prototype, 'selected');
+    ns.elClick = HTMLElement.prototype.click;
+    ns.formRequestSubmit = HTMLFormElement.prototype.requestSubmit;
+    ns.formElementsGet = oGetOwnPropertyDescriptor(HTMLFormElement.prototype, 'elements')?.get;
+    ns.MessageChannelC = MessageChannel;
+    ns.portPost = MessagePort.prototype.postMessage;
+    ns.onmessageSet = setterOf(MessagePort.prototype, 'onmessage');
+    ns.msgDataGet = getterOf(MessageEvent.prototype, 'data');
+    ns.msgOriginGet = getterOf(MessageEvent.prototype, 'origin');
+    ns.msgSourceGet = getterOf(MessageEvent.prototype, 'source');
+    ns.frameWindowGet = getterOf(HTMLIFrameElement.prototype, 'contentWindow');
+    ns.frameSrcGet = getterOf(HTMLIFrameElement.prototype, 'src');
+    ns.randomUUID = Crypto.prototype.randomUUID;
+    ns.cryptoObj = crypto;
+  };
   try {
     oDefineProperty(W, NS, { value: ns, configurable: true });
   } catch {

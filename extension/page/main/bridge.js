@@ -6,7 +6,7 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
+  if (!ns || !ns.surface || ns.surface.adopted) return; // no stub waiting for us (see adopt.js)
   const {
     W, rApply, isArray, jsonParse, MapC, CustomEventC, AbortControllerC, dispatch, listen, detailOf,
     PAGE_EVENT, EXT_EVENT, isObj, domError, errorMessage, plainJson, resultText, NoResponse,

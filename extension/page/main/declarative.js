@@ -1,23 +1,21 @@
 // WebMCP Sidecar, MAIN world: declarative tools, `<form toolname tooldescription
 // [toolautosubmit]>`, as Chromium builds them (schema from the form's controls, filled like a
 // user would, submitted with agentInvoked and respondWith). Polyfill mode only: Chromium with
-// WebMCP does them natively. Kept in the polyfill's registry with source "declarative"; the
+// WebMCP does them natively. Injected on first use (surface.js asks when the document has a
+// `form[toolname]`); the selector fallback for `:tool-form-active` is selectors.js's. Kept in the polyfill's registry with source "declarative"; the
 // schema comes from form-schema.js.
 (() => {
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
+  if (!ns || !ns.surface || ns.surface.adopted) return; // no stub waiting for us (see adopt.js)
   const {
     W, D, rApply, oKeys, oDefineProperty, isArray, StringC, MapC, SetC, ErrorC, EventC, MutationObserverC,
     dispatch, listen, unlisten, inputValueSet, inputCheckedSet, textareaValueSet, selectValueSet,
     optionSelectedSet, elClick, formRequestSubmit, formElementsGet, elGetAttribute, elHasAttribute, elClosest,
     elMatches, elQuerySelector, docQuerySelectorAll, validName, plainJson, domError, controlsOf, formSchema,
-    PromiseC, isObj, NoResponse, oGetOwnPropertyDescriptor, DOMExceptionC, reTest, strReplace,
+    PromiseC, isObj, NoResponse, elSetAttribute, elRemoveAttribute,
   } = ns;
-  // Captured before any page script (see base.js).
-  const elSetAttribute = Element.prototype.setAttribute;
-  const elRemoveAttribute = Element.prototype.removeAttribute;
 
   /**
    * @param {Map<string, any>} tools
@@ -303,58 +301,6 @@
     };
     if (D.readyState === 'loading') rApply(listen, D, ['DOMContentLoaded', start, { once: true }]);
     else start();
-    selectorsKnowThePseudoClasses();
-  }
-
-  /**
-   * Chromium without WebMCP throws SyntaxError on `:tool-form-active` / `:tool-submit-active` in
-   * a selector, so a page's `form.matches(':tool-form-active')` would throw where Chromium answers.
-   * The selector methods get a fallback: only a selector the browser rejected, and that names
-   * one of them, is tried again with the attribute the polyfill sets instead (stylesheets and
-   * computed styles stay out of reach: docs/WEBMCP_WPT.md). A selector the browser takes is
-   * never touched; the original SyntaxError stands if the retry fails too.
-   */
-  function selectorsKnowThePseudoClasses() {
-    try {
-      if (CSS.supports('selector(:tool-form-active)')) return;
-    } catch {
-      /* no CSS.supports: go on */
-    }
-    const NAMES = /:tool-(form|submit)-active(?![\w-])/;
-    const ALL = /:tool-(form|submit)-active(?![\w-])/g;
-    /** @param {any} proto @param {string} name */
-    const wrap = (proto, name) => {
-      const d = oGetOwnPropertyDescriptor(proto, name);
-      const orig = d && d.value;
-      if (typeof orig !== 'function') return;
-      const fallback = {
-        /** @this {unknown} @param {unknown} selector */
-        [name](selector) {
-          const args = [];
-          for (let i = 0; i < arguments.length; i++) args[i] = arguments[i];
-          try {
-            return rApply(orig, this, args);
-          } catch (e) {
-            if (typeof selector !== 'string' || !(e instanceof DOMExceptionC) || e.name !== 'SyntaxError' ||
-                !rApply(reTest, NAMES, [selector])) throw e;
-            args[0] = rApply(strReplace, selector, [ALL, '[data-tool-$1-active]']);
-            try {
-              return rApply(orig, this, args);
-            } catch {
-              throw e;
-            }
-          }
-        },
-      }[name];
-      oDefineProperty(proto, name, { ...d, value: fallback });
-    };
-    for (const [proto, names] of [
-      [Element.prototype, ['matches', 'closest', 'querySelector', 'querySelectorAll', 'webkitMatchesSelector']],
-      [Document.prototype, ['querySelector', 'querySelectorAll']],
-      [DocumentFragment.prototype, ['querySelector', 'querySelectorAll']],
-    ]) {
-      for (const n of /** @type {string[]} */ (names)) wrap(proto, n);
-    }
   }
 
   Object.assign(ns, { installDeclarative });

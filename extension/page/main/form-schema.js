@@ -5,7 +5,7 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
+  if (!ns || !ns.surface || ns.surface.adopted) return; // no stub waiting for us (see adopt.js)
   const { rApply, StringC, MapC, SetC, NumberC, numIsFinite, strToLower, formElementsGet, elGetAttribute, squash } = ns;
 
   const SKIP_INPUT = new SetC(['hidden', 'submit', 'reset', 'button', 'image', 'file']);

@@ -18,23 +18,14 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
+  if (!ns || !ns.surface || ns.surface.adopted) return; // no stub waiting for us (see adopt.js)
   const {
     W, D, rApply, oCreate, oFreeze, oDefineProperty, jsonStringify, StringC, MapC, SetC, DOMExceptionC, listen, isObj, elGetAttribute,
     docQuerySelectorAll, abortReason, task, plainJson, annotationsOut, unknownTool,
-    originOf, frameGrants, later, readRows, safeParse, FRAME_MAX_FIELD: MAX_FIELD,
+    originOf, frameGrants, later, readRows, safeParse, FRAME_MAX_FIELD: MAX_FIELD, toolsDenied,
+    msgDataGet: dataGet, msgOriginGet: originGet, msgSourceGet: sourceGet, frameWindowGet, frameSrcGet, setTimeoutC,
+    randomUUID, cryptoObj, surface,
   } = ns;
-  // Captured before any page script (see base.js).
-  /** @param {any} proto @param {string} k */
-  const getterOf = (proto, k) => /** @type {(this: any) => any} */ (Object.getOwnPropertyDescriptor(proto, k)?.get);
-  const dataGet = getterOf(MessageEvent.prototype, 'data');
-  const originGet = getterOf(MessageEvent.prototype, 'origin');
-  const sourceGet = getterOf(MessageEvent.prototype, 'source');
-  const frameWindowGet = getterOf(HTMLIFrameElement.prototype, 'contentWindow');
-  const frameSrcGet = getterOf(HTMLIFrameElement.prototype, 'src');
-  const setTimeoutC = setTimeout;
-  const randomUUID = Crypto.prototype.randomUUID;
-  const cryptoObj = crypto;
 
   const KEY = 'webmcp-sidecar:frames';
   const HOOK = Symbol.for('webmcp-sidecar.frame-remote');
@@ -51,17 +42,6 @@
     if (o && o !== SELF && o !== 'null') ANCESTORS[ANCESTORS.length] = { win: w, origin: o };
   }
   const CID = StringC(rApply(randomUUID, cryptoObj, []));
-  // The `tools` permission, where this browser knows the feature (Chromium without WebMCP does
-  // not: then only the parent's `allow` attribute says, read here and by frame-policy.js).
-  const toolsDenied = (() => {
-    try {
-      const fp = /** @type {any} */ (D).featurePolicy;
-      return !!fp && fp.features().includes('tools') && !fp.allowsFeature('tools');
-    } catch {
-      return false;
-    }
-  })();
-
   /**
    * Connects this document's registry to its cross-origin relatives.
    * @param {{
@@ -342,6 +322,8 @@
     };
 
     rApply(listen, W, ['message', onMessage]);
+    // What relatives said before this file came (surface.js held it, and asked for us).
+    for (const ev of surface.held()) onMessage(ev);
     rApply(listen, W, ['pagehide', () => {
       for (const p of [...peers.values()]) {
         send(p.win, p.origin, { t: 'bye', to: p.cid });
@@ -397,11 +379,7 @@
     };
     own.policy = policy;
     oFreeze(own);
-    try {
-      oDefineProperty(W, HOOK, { value: own });
-    } catch {
-      /* planted by the page: this document's relatives do not see its peers */
-    }
+    // Its relatives reach `own` through the hook surface.js put on this window at document_start.
 
     return {
       /**
@@ -438,6 +416,7 @@
         return false;
       },
       policy,
+      own,
       /** This document's list changed: each relative hears what is exposed to it. */
       changed() {
         for (const p of peers.values()) if (counts(p)) offer(p.win, p.origin, p);
@@ -446,5 +425,5 @@
     };
   }
 
-  Object.assign(ns, { installRemote, toolsDenied });
+  Object.assign(ns, { installRemote });
 })();

@@ -1,4 +1,4 @@
-// WebMCP Sidecar, MAIN world: what the polyfill's cross-origin frames (frame-remote.js) read from
+// WebMCP Sidecar, MAIN world (injected on first use, polyfill mode): what the polyfill's cross-origin frames (frame-remote.js) read from
 // pages, as pure functions: an iframe's `allow` attribute for the `tools` permission, and a
 // relative's list of tools, checked and capped (tests/js/page-main-frames.test.mjs); and `later`,
 // the document's own permission until it is known.
@@ -6,12 +6,8 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
-  const { rApply, reTest, isArray, jsonParse, StringC, isObj, validName, annotationsOut } = ns;
-  // Captured before any page script (see base.js).
-  const URLC = URL;
-  const strSplit = String.prototype.split;
-  const strTrim = String.prototype.trim;
+  if (!ns || !ns.surface || ns.surface.adopted) return; // no stub waiting for us (see adopt.js)
+  const { rApply, reTest, isArray, jsonParse, StringC, isObj, validName, annotationsOut, URLC, strSplit, strTrim } = ns;
 
   const MAX_TOOLS = 128;
   const MAX_FIELD = 64 * 1024; // a title, description or schema text

@@ -3,15 +3,16 @@
 // lists them all (sorted by name), executeTool() runs a tool in the frame that registered it
 // (whose document.modelContext gets toolactivated), a change in one frame fires toolchange in
 // all, and a call pending in a frame that goes away rejects; a frame of this origin under a frame
-// of another counts too (one registry per page). Each polyfilled frame publishes a hook on its
-// window for its same-origin relatives; a cross-origin window's hook cannot be read.
+// of another counts too (one registry per page). Each polyfilled frame's stub (surface.js)
+// publishes a hook on its window for its same-origin relatives, from document_start; a
+// cross-origin window's hook cannot be read. This file is injected on first use.
 // The hook is visible to the page (it can only do what the page's own API does).
 (() => {
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
-  const { W, rApply, oCreate, oFreeze, oDefineProperty } = ns;
+  if (!ns || !ns.surface || ns.surface.adopted) return; // no stub waiting for us (see adopt.js)
+  const { W, rApply } = ns;
   const HOOK = Symbol.for('webmcp-sidecar.frame-registry');
 
   /**
@@ -23,17 +24,6 @@
    *   origin: string,
    * }} Hook
    */
-
-  /** This frame's hook, for its relatives. @param {Hook} hook */
-  function publishHook(hook) {
-    const h = oCreate(null);
-    for (const k of ['list', 'run', 'notify', 'origin']) h[k] = /** @type {any} */ (hook)[k];
-    try {
-      oDefineProperty(W, HOOK, { value: oFreeze(h) });
-    } catch {
-      /* planted by the page in a shared window (see base.js): this frame stays on its own */
-    }
-  }
 
   /** @param {any} win @returns {Hook|undefined} */
   function hookOf(win) {
@@ -103,5 +93,5 @@
     }
   }
 
-  Object.assign(ns, { publishHook, tree, hookFor, notifyOthers });
+  Object.assign(ns, { tree, hookFor, notifyOthers });
 })();

@@ -1,5 +1,6 @@
-// WebMCP Sidecar, MAIN world: what the polyfill needs to look like Chromium 156's WebMCP from the
-// page: the ToolActivatedEvent / ToolCancelEvent interfaces, a queue of later tasks (Chromium
+// WebMCP Sidecar, MAIN world (injected on first use, polyfill mode): what the polyfill needs to
+// look like Chromium 156's WebMCP from the page (the interfaces themselves are surface.js's): a
+// queue of later tasks (Chromium
 // settles registerTool, getTools and executeTool, and fires its events, in tasks of their own,
 // never in the caller's microtasks), and executeTool's arguments read as its bindings read them.
 // docs/WEBMCP_WPT.md, "Polyfill vs Chromium", lists what still differs.
@@ -7,17 +8,11 @@
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
+  if (!ns || !ns.surface || ns.surface.adopted) return; // no stub waiting for us (see adopt.js)
   const {
-    W, rApply, reTest, oCreate, oDefineProperty, oGetPrototypeOf, oToString, jsonStringify, StringC, TypeErrorC, EventC, AbortSignalC, isObj, opError, domError,
-    listen,
+    rApply, oCreate, oGetPrototypeOf, oToString, jsonStringify, StringC, AbortSignalC, isObj, opError, domError,
+    listen, MessageChannelC, portPost, onmessageSet,
   } = ns;
-  // Captured before any page script (see base.js).
-  const MessageChannelC = MessageChannel;
-  const portPost = MessagePort.prototype.postMessage;
-  const onmessageSet = /** @type {(this: MessagePort, v: any) => void} */ (
-    /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage')).set
-  );
 
   // ---- later tasks --------------------------------------------------------------------------
   // One message per task on a channel only this file holds; the queue is a null-prototype record
@@ -66,43 +61,6 @@
     if (then) thens[tail] = then;
     queue[tail++] = f;
     rApply(portPost, chan.port2, [null]);
-  };
-
-  // ---- events -------------------------------------------------------------------------------
-  const names = new WeakMap();
-  const nameGet = WeakMap.prototype.get;
-  const nameSet = WeakMap.prototype.set;
-
-  /** @param {string} iface */
-  const toolEvent = (iface) => {
-    const C = class extends EventC {
-      /** @param {string} type @param {{toolName?: unknown} & EventInit} [init] */
-      constructor(type, init = undefined) {
-        super(type, init);
-        const n = isObj(init) ? /** @type {any} */ (init).toolName : undefined;
-        rApply(nameSet, names, [this, n === undefined ? '' : StringC(n)]);
-      }
-      /** @returns {string} */
-      get toolName() {
-        const n = rApply(nameGet, names, [this]);
-        if (n === undefined) throw new TypeErrorC('Illegal invocation');
-        return n;
-      }
-    };
-    oDefineProperty(C, 'name', { value: iface });
-    oDefineProperty(C.prototype, Symbol.toStringTag, { value: iface, configurable: true });
-    return C;
-  };
-  const ToolActivatedEvent = toolEvent('ToolActivatedEvent');
-  const ToolCancelEvent = toolEvent('ToolCancelEvent');
-
-  /** Puts an interface on window as WebIDL does (writable, configurable, not enumerable). @param {string} name @param {any} value */
-  const expose = (name, value) => {
-    try {
-      oDefineProperty(W, name, { value, writable: true, configurable: true, enumerable: false });
-    } catch {
-      /* a page-planted non-configurable property (see base.js): leave it */
-    }
   };
 
   // ---- executeTool's arguments ----------------------------------------------------------------
@@ -181,38 +139,6 @@
   }
   const parseFailed = () => domError('Failed to parse input arguments', 'UnknownError');
 
-  const URLC = URL;
-  const LOOPBACK = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/;
-  /**
-   * A list of origins (registerTool's `exposedTo`, getTools' `fromOrigins`) checked as Chromium
-   * checks it: a sequence (not a string), each a URL of a secure origin.
-   * @param {unknown} v @param {string} op @param {string} dict @param {string} member
-   * @returns {string[]|undefined}
-   */
-  function readOrigins(v, op, dict, member) {
-    if (v === undefined) return undefined;
-    if (!isObj(v) || typeof (/** @type {any} */ (v)[Symbol.iterator]) !== 'function') {
-      throw opError(op, `Failed to read the '${member}' property from '${dict}': The provided value cannot be converted to a sequence.`);
-    }
-    /** @type {string[]} */
-    const list = [];
-    for (const x of /** @type {Iterable<unknown>} */ (v)) list[list.length] = StringC(x);
-    for (const x of list) {
-      let u;
-      try {
-        u = new URLC(x);
-      } catch {
-        u = undefined;
-      }
-      const secure =
-        u &&
-        (u.protocol === 'https:' || u.protocol === 'wss:' ||
-          ((u.protocol === 'http:' || u.protocol === 'ws:') && rApply(reTest, LOOPBACK, [u.hostname])));
-      if (!secure) throw domError(`Only secure origins are allowed in the ${member} list.`, 'SecurityError');
-    }
-    return list;
-  }
-
   /** A declarative form submitted without respondWith: "null" to the page, `text` to the extension. */
   class NoResponse {
     /** @param {string} text */
@@ -252,7 +178,6 @@
     domError('Tool was executed but the invocation failed. For example, the script function threw an error', 'UnknownError');
 
   Object.assign(ns, {
-    NoResponse, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions,
-    inputJson, parseFailed, readOrigins, nativeText, annotationsOut, unknownTool, toolFailed,
+    NoResponse, task, readRegisteredTool, readExecuteOptions, inputJson, parseFailed, nativeText, annotationsOut, unknownTool, toolFailed,
   });
 })();

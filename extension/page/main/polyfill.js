@@ -1,31 +1,28 @@
-// WebMCP Sidecar, MAIN world: polyfill mode (no native WebMCP). A registry of the page's tools
-// behind a polyfill of `document.modelContext` that behaves as Chromium 156's own (registerTool
-// with an AbortSignal, getTools, executeTool, the toolchange/toolactivated/toolcancel events, the
-// ModelContext interface), and the legacy surface (legacy.js) on the same registry. start.js
-// connects it to bridge.js (which reports the list to the ISOLATED world and runs its calls) and
-// to declarative.js. What still differs from Chromium: docs/WEBMCP_WPT.md, "Polyfill vs Chromium".
+// WebMCP Sidecar, MAIN world (injected on first use): polyfill mode (no native WebMCP). The
+// stub's surface (surface.js: `document.modelContext`, its registry, registerTool, the legacy
+// API) made whole, as Chromium 156's own behaves: the toolchange/toolactivated/toolcancel events,
+// getTools, executeTool, runs of this frame's tools, same-origin and cross-origin relatives.
+// adopt.js connects it to bridge.js (which reports the list to the ISOLATED world and runs its
+// calls) and to declarative.js, then hands it to the stub, whose waiting calls run. What still differs from Chromium: docs/WEBMCP_WPT.md, "Polyfill vs Chromium".
 (() => {
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
-  if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
+  if (!ns || !ns.surface || ns.surface.adopted) return; // no stub waiting for us (see adopt.js)
   const {
-    W, D, rApply, oDefineProperty, oGetOwnPropertyDescriptor, jsonParse, jsonStringify, StringC, PromiseC, MapC, SetC,
-    TypeErrorC, DOMExceptionC, EventC, EventTargetC, AbortControllerC, AbortSignalC, queueMicro, dispatch, listen, unlisten, isObj,
-    opError, domError, abortReason, plainJson, jsonCopy, requestUserInteraction, readToolDict, checkNewName,
-    installLegacy, task, ToolActivatedEvent, ToolCancelEvent, expose, readRegisteredTool, readExecuteOptions,
-    inputJson, parseFailed, readOrigins, nativeText, annotationsOut, unknownTool, toolFailed, NoResponse, publishHook, tree, hookFor, notifyOthers, installRemote, ArrayProto,
+    W, rApply, jsonParse, StringC, PromiseC, SetC, DOMExceptionC, EventC, AbortControllerC, queueMicro, dispatch, listen,
+    unlisten, isObj, domError, abortReason, jsonCopy, requestUserInteraction, task, readRegisteredTool, readExecuteOptions,
+    inputJson, parseFailed, readOrigins, nativeText, annotationsOut, unknownTool, toolFailed, tree, hookFor, notifyOthers,
+    installRemote, arraySort, promiseResolve, promiseThen,
   } = ns;
-  const arraySort = ArrayProto.sort;
-  const promiseResolve = PromiseC.resolve;
-  const promiseThen = PromiseC.prototype.then;
   const ORIGIN = location.origin;
 
   /**
-   * Installs document.modelContext and the legacy surface on one registry.
+   * Makes the stub's surface whole.
+   * @param {any} st the stub's surface (surface.js's installSurface)
    * @param {() => void} onChange called once per task in which the tool list changed
    */
-  function installPolyfill(onChange) {
+  function adoptPolyfill(st, onChange) {
     /**
      * @typedef {{
      *   name: string, title: string, description: string, inputSchema?: any, annotations?: any,
@@ -35,12 +32,9 @@
      * @typedef {(kind: 'ok'|'error'|'abort', v: unknown) => void} Settle
      */
     /** @type {Map<string, Entry>} */
-    const tools = new MapC();
-    /** @type {Record<string, Function|null>} */
-    const handlers = { toolchange: null, toolactivated: null, toolcancel: null };
+    const tools = st.tools;
+    const { mc, add, remove, ownList, ToolActivatedEvent, ToolCancelEvent } = st;
     let announceQueued = false;
-    /** @type {any} */
-    let mc;
 
     /** Events go to document.modelContext only, as in Chromium 156. @param {string} type @param {string} [toolName] */
     const fire = (type, toolName) => {
@@ -74,18 +68,6 @@
       });
       notifyOthers(); // every same-origin frame of the page sees the change
       remote.changed(); // and each cross-origin relative what is exposed to it
-    };
-
-    /** @param {Entry} e @param {() => void} [after] */
-    const add = (e, after) => {
-      tools.set(e.name, e);
-      changed(after);
-    };
-    /** @param {Entry} e */
-    const remove = (e) => {
-      if (tools.get(e.name) !== e) return;
-      tools.delete(e.name);
-      changed();
     };
 
     /**
@@ -178,21 +160,6 @@
         start(e, input, signal, (kind, v) => (kind === 'ok' ? resolve(v) : reject(v)));
       });
 
-    /** This frame's tools, as raw fields, for getTools() in any frame of the page. */
-    const ownList = () => {
-      const out = [];
-      for (const e of tools.values()) {
-        out[out.length] = {
-          name: e.name,
-          title: e.title,
-          description: e.description,
-          inputSchema: e.inputSchema === undefined ? undefined : plainJson(e.inputSchema),
-          annotations: e.annotations,
-        };
-      }
-      return out;
-    };
-
     /** @type {Set<(kind: string, v: unknown) => void>} calls running here, to fail if the frame goes */
     const running = new SetC();
 
@@ -231,15 +198,10 @@
       return true;
     };
 
-    publishHook({ list: ownList, run: runHere, notify: () => task(() => fire('toolchange')), origin: ORIGIN });
     const remote = installRemote({ tools, runHere, fire }); // cross-origin relatives (frame-remote.js)
     // This document's `tools` permission (frame-remote.js): unknown until a parent of another
     // origin answers; the API's calls made before then wait for it, in order.
-    /** @type {boolean|undefined} */
-    let allowed;
-    remote.policy((/** @type {boolean} */ ok) => {
-      allowed = ok;
-    });
+    remote.policy((/** @type {boolean} */ ok) => st.setAllowed(ok));
     const denied = () => domError('Access to the feature "tools" is disallowed by permissions policy.', 'NotAllowedError');
     /** @param {() => Promise<any>} f */
     const later = (f) => new PromiseC((resolve) => remote.policy(() => resolve(f())));
@@ -252,59 +214,25 @@
       },
     ]);
 
-    const KEY = {};
-    class ModelContext extends EventTargetC {
-      /** Not constructible by the page, like Chromium's. @param {unknown} key */
-      constructor(key) {
-        if (key !== KEY) throw new TypeErrorC("Failed to construct 'ModelContext': Illegal constructor");
-        super();
-      }
-
-      /**
-       * @param {any} tool
-       * @param {{signal?: AbortSignal, exposedTo?: unknown}} [options]
-       * @returns {Promise<void>}
-       */
-      registerTool(tool, options = undefined) {
-        if (allowed === undefined) return later(() => rApply(methods.registerTool, mc, [tool, options]));
-        return new PromiseC((resolve) => {
-          const t = readToolDict(tool, 'registerTool');
-          // Options members in Chromium's (sorted) order. `exposedTo` reaches the extension (a
-          // cross-origin frame's tool counts for the top site only when it names the top
-          // origin); the page's own getTools() in other origins does not see it (docs/WEBMCP_WPT.md, "Polyfill vs Chromium").
-          const exposedTo = isObj(options) ? /** @type {any} */ (options).exposedTo : undefined;
-          const origins = readOrigins(exposedTo, 'registerTool', 'ModelContextRegisterToolOptions', 'exposedTo');
-          if (!allowed) throw denied();
-          const signal = isObj(options) ? /** @type {any} */ (options).signal : undefined;
-          if (signal !== undefined && !(signal instanceof AbortSignalC)) {
-            throw opError('registerTool', "Failed to read the 'signal' property from 'ModelContextRegisterToolOptions': Failed to convert value to 'AbortSignal'.");
-          }
-          if (signal && signal.aborted) throw abortReason(signal);
-          checkNewName(t.name);
-          if (tools.has(t.name)) throw domError('Duplicate tool name', 'InvalidStateError');
-          /** @type {Entry} */
-          const e = { ...t, source: 'polyfill' };
-          if (origins && origins.length) e.exposedTo = origins;
-          // Registered now (a second registration of the name fails at once); settled with its toolchange.
-          add(e, () => resolve(undefined));
-          if (signal) rApply(listen, signal, ['abort', () => remove(e), { once: true }]);
-        });
-      }
-
+    /**
+     * getTools and executeTool as surface.js's ModelContext forwards them (its registerTool is
+     * whole already).
+     */
+    const api = {
       /**
        * The tools of every same-origin frame of the page (frame-tree.js), sorted by name as
        * Chromium sorts them, each a dictionary (keys in Chromium's order) with its frame's origin
        * and window. @param {{fromOrigins?: unknown}} [options] @returns {Promise<any[]>}
        */
       getTools(options = undefined) {
-        if (allowed === undefined) return later(() => rApply(methods.getTools, mc, [options]));
+        if (st.allowed() === undefined) return later(() => api.getTools(options));
         // The list as it is now, delivered in a later task.
         return new PromiseC((resolve) => {
           // Checked as Chromium does; the same origin's tools are listed whatever it names, and
           // the tools of cross-origin relatives of the origins it names exposed to this one.
           const from = isObj(options) ? /** @type {any} */ (options).fromOrigins : undefined;
           const origins = readOrigins(from, 'getTools', 'ModelContextGetToolOptions', 'fromOrigins');
-          if (!allowed) throw denied();
+          if (!st.allowed()) throw denied();
           /** @type {any[]} */
           const out = [];
           let frames = tree();
@@ -337,7 +265,7 @@
           rApply(arraySort, out, [byName]);
           task(() => resolve(out));
         });
-      }
+      },
 
       /**
        * @param {any} tool a tool from getTools()
@@ -346,12 +274,12 @@
        * @returns {Promise<string>}
        */
       executeTool(tool, input = undefined, options = undefined) {
-        if (allowed === undefined) return later(() => rApply(methods.executeTool, mc, [tool, input, options]));
+        if (st.allowed() === undefined) return later(() => api.executeTool(tool, input, options));
         return new PromiseC((resolve, reject) => {
           const ref = readRegisteredTool(tool);
           const signal = readExecuteOptions(options);
           const text = inputJson(input);
-          if (!allowed) throw denied();
+          if (!st.allowed()) throw denied();
           // An aborted signal rejects at once: the returned promise is already rejected.
           if (signal && signal.aborted) throw abortReason(signal);
           const args = jsonParse(text);
@@ -372,63 +300,21 @@
             : ref.window === W ? ref.origin === ORIGIN && runHere(ref.name, args, signal, settle) : remote.run(ref, args, signal, settle);
           if (!ran) task(() => reject(unknownTool()));
         });
-      }
-    }
-    // The methods as defined, for a call that waited for the permission (`later`).
-    const methods = {
-      registerTool: ModelContext.prototype.registerTool,
-      getTools: ModelContext.prototype.getTools,
-      executeTool: ModelContext.prototype.executeTool,
+      },
     };
-    oDefineProperty(ModelContext.prototype, Symbol.toStringTag, { value: 'ModelContext', configurable: true });
-    for (const type of ['toolchange', 'toolactivated', 'toolcancel']) {
-      oDefineProperty(ModelContext.prototype, 'on' + type, {
-        get() {
-          return handlers[type];
-        },
-        set(v) {
-          handlers[type] = typeof v === 'function' ? v : null;
-        },
-        enumerable: true,
-        configurable: true,
-      });
-    }
-    mc = new ModelContext(KEY);
-    for (const type of ['toolchange', 'toolactivated', 'toolcancel']) {
-      rApply(listen, mc, [
-        type,
-        /** @param {Event} ev */ (ev) => {
-          const h = handlers[type];
-          if (h) rApply(h, mc, [ev]);
-        },
-      ]);
-    }
-    const getter = oGetOwnPropertyDescriptor(
-      {
-        get modelContext() {
-          return this === D ? mc : undefined;
-        },
-      },
-      'modelContext',
-    )?.get;
-    oDefineProperty(Document.prototype, 'modelContext', { get: getter, enumerable: true, configurable: true });
-    expose('ModelContext', ModelContext);
-    expose('ToolActivatedEvent', ToolActivatedEvent);
-    expose('ToolCancelEvent', ToolCancelEvent);
 
-    // Legacy surface: same registry, source "legacy".
-    installLegacy({
-      taken: (name) => tools.has(name),
-      add(t, provided) {
-        /** @type {Entry} */
-        const e = { ...t, source: 'legacy', provided };
-        add(e);
-        return () => remove(e);
-      },
-    });
-
-    return { tools, add, remove, changed, run };
+    /** What the stub hands on to (surface.js's `adopt`). */
+    const full = {
+      changed,
+      getTools: api.getTools,
+      executeTool: api.executeTool,
+      policy: remote.policy,
+      run: runHere,
+      notify: () => task(() => fire('toolchange')),
+      remote: remote.own,
+    };
+    return { tools, add, remove, changed, run, full };
   }
 
-  Object.assign(ns, { installPolyfill });
+  Object.assign(ns, { adoptPolyfill });
 })();

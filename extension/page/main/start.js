@@ -1,5 +1,6 @@
-// WebMCP Sidecar, MAIN world, last file: removes the files' namespace from the page's view (see
-// base.js), then installs native mode or the polyfill.
+// WebMCP Sidecar, MAIN world, last file of the stub (the manifest's): removes the files'
+// namespace from the page's view (see base.js), then installs native mode or the polyfill's
+// surface (surface.js), which brings the rest on first use (adopt.js).
 (() => {
   'use strict';
 
@@ -8,17 +9,13 @@
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   // First, whatever comes next: the page must never reach the namespace.
   delete (/** @type {any} */ (window))[NS];
-  const { D, installNative, installPolyfill, installBridge, installDeclarative } = ns;
+  const { D, installNative, installSurface, installSelectors } = ns;
 
   const nativeMC = /** @type {any} */ (D).modelContext;
   if (nativeMC) {
     installNative(nativeMC);
     return;
   }
-  let announce = () => {};
-  const registry = installPolyfill(() => announce());
-  const bridge = installBridge(registry);
-  announce = bridge.announce;
-  installDeclarative(registry.tools, registry.add, registry.remove, registry.changed);
-  bridge.post({ type: 'ready' });
+  ns.surface = installSurface();
+  installSelectors();
 })();

@@ -81,7 +81,8 @@ def scratch_extension(dest: Path) -> Path:
     for rel in PAGE_INSTALL:
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(EXTENSION / rel, dest / rel)
-    shutil.copytree(EXTENSION / "page" / "isolated", dest / "page" / "isolated", dirs_exist_ok=True)
+    for world in ("isolated", "main"):
+        shutil.copytree(EXTENSION / "page" / world, dest / "page" / world, dirs_exist_ok=True)
     shutil.copy(HERE / "recorder_sw.js", dest / "recorder_sw.js")
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return dest
