@@ -29,11 +29,11 @@ PANEL_SESSION = "panel"
 
 # --- call ids --------------------------------------------------------------------------------
 # A call's id is `<caller>.<rest>`: the caller (the part before the first dot) says who made it;
-# the host's router sends a result by it, and an entry link admits only its own entry's calls (the
-# worker sends a result back by the reply its call carries, not by the id). The host's own calls (the side panel's agent) `h.`, the Inspector's
-# `p.` and chat sites' `c.` (both the worker's own), the host's calls of local MCP servers `s.`
-# (only in `agent_server_call`); an MCP entry's `<conn>.`, conn = its connection id
-# (`welcome.conn`: "c" and a number), which the host routes its results by.
+# the host's router sends a result by it, and an entry link admits only its own entry's calls
+# (the worker sends a result back by the reply its call carries, not by the id). The host's own
+# calls (the side panel's agent) `h.`, the Inspector's `p.` and chat sites' `c.` (both the
+# worker's own), the host's calls of local MCP servers `s.` (only in `agent_server_call`); an
+# MCP entry's `<conn>.`, conn = its connection id (`welcome.conn`: "c" and a number).
 CALL_ID_SEP = "."
 CALLER_AGENT = "h"
 CALLER_INSPECTOR = "p"
