@@ -15,18 +15,15 @@ export function createPageInstall({ chrome, log }) {
 
   /**
    * chrome.runtime.onMessage `page_install`, from our stub in a web page's frame.
-   * @param {any} msg `{type: 'page_install', main?: true}` @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} respond
+   * @param {any} msg `{type: 'page_install', main?: true}` @param {chrome.runtime.MessageSender} sender
+   * @param {{tabId: number, frameId: number}} at the frame, from routes.js (lib/senders.js ourFrame: our content script)
+   * @param {(r: any) => void} respond
    * @returns {boolean}
    */
-  function request(msg, sender, respond) {
-    const tabId = sender.tab?.id;
-    const frameId = sender.frameId;
-    // Our content scripts in web pages only (an extension page has no tab, or an extension URL;
-    // another extension has another id). about:blank/srcdoc frames run with their creator's origin.
+  function request(msg, sender, { tabId, frameId }, respond) {
+    // Web pages only (about:blank/srcdoc frames run with their creator's origin).
     const where = sender.origin && sender.origin !== 'null' ? sender.origin : sender.url ?? '';
-    if (sender.id !== chrome.runtime.id || typeof tabId !== 'number' || typeof frameId !== 'number' || !/^(https?:|about:)/.test(where)) {
-      return false;
-    }
+    if (!/^(https?:|about:)/.test(where)) return false;
     const documentId = /** @type {any} */ (sender).documentId;
     // Firefox has no documentId: the frame and its URL stand for the document.
     const document = typeof documentId === 'string' ? documentId : `${tabId}:${frameId}:${sender.url}`;

@@ -200,8 +200,12 @@ export function createRoutes(w) {
 
   /** chrome.runtime.onMessage from extension pages (and the pages' stubs), answered with sendResponse. */
   const RUNTIME = table({
-    // A frame's isolated-world stub: its frame uses WebMCP, inject the rest (page-install.js checks the sender).
-    page_install: ['page-install.js', (msg, sender, respond) => w.pageInstall?.request(msg, sender, respond) ?? false],
+    // A frame's isolated-world stub (our content script in a web page's frame): its frame uses
+    // WebMCP, inject the rest.
+    page_install: ['page-install.js', (msg, sender, respond) => {
+      const at = ourFrame(sender, chrome.runtime);
+      return at ? w.pageInstall?.request(msg, sender, at, respond) ?? false : false;
+    }],
     // Extension pages only from here on (ourPages): pages must not learn what else is open.
     status: ['worker.js', ourPages((msg, sender, respond) => {
       respond(w.status());

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPageInstall } from '../../extension/background/page-install.js';
 import { ISOLATED_FILES, MAIN_FILES } from '../../extension/lib/page-files.js';
+import { ourFrame } from '../../extension/lib/senders.js';
 
 function fake() {
   const injected = [];
@@ -14,8 +15,14 @@ function fake() {
   return { chrome, injected, logs, install: createPageInstall({ chrome, log: (l, m) => logs.push([l, m]) }) };
 }
 
+/** As routes.js hands it on: our content scripts' frames only (lib/senders.js ourFrame). */
+const request = (install, msg, sender, respond) => {
+  const at = ourFrame(sender, { id: 'ours' });
+  return at ? install.request(msg, sender, at, respond) : false;
+};
+
 const ask = (install, sender) => new Promise((resolve) => {
-  const async = install.request({ type: 'page_install' }, sender, resolve);
+  const async = request(install, { type: 'page_install' }, sender, resolve);
   if (!async) setTimeout(() => resolve(null), 0);
 });
 
@@ -25,7 +32,7 @@ test('a stub in a web page gets the isolated files, into its document, once', as
   const { install, injected } = fake();
   assert.deepEqual(await ask(install, page()), { ok: true });
   assert.deepEqual(injected, [{ target: { tabId: 7, documentIds: ['D1'] }, files: [...ISOLATED_FILES], injectImmediately: true }]);
-  const again = await new Promise((resolve) => install.request({}, page(), resolve));
+  const again = await new Promise((resolve) => request(install, {}, page(), resolve));
   assert.deepEqual(again, { ok: false, why: 'again' });
   assert.equal(injected.length, 1);
   assert.deepEqual(install.counts(), { admitted: 1, refused: 1 });
@@ -33,7 +40,7 @@ test('a stub in a web page gets the isolated files, into its document, once', as
 
 test("polyfill (`main`): the MAIN world's full code first, then the isolated files", async () => {
   const { install, injected } = fake();
-  const r = await new Promise((resolve) => install.request({ type: 'page_install', main: true }, page(), resolve));
+  const r = await new Promise((resolve) => request(install, { type: 'page_install', main: true }, page(), resolve));
   assert.deepEqual(r, { ok: true });
   assert.deepEqual(injected, [
     { target: { tabId: 7, documentIds: ['D1'] }, files: [...MAIN_FILES], world: 'MAIN', injectImmediately: true },
@@ -57,14 +64,14 @@ test('an about:srcdoc frame of a web page is one; extension pages, other extensi
     page({ tab: undefined, documentId: 'X2' }),
     page({ origin: 'chrome-extension://ours', url: 'chrome-extension://ours/sidepanel/index.html', documentId: 'X3' }),
   ]) {
-    assert.equal(install.request({}, s, () => assert.fail('answered')), false);
+    assert.equal(request(install, {}, s, () => assert.fail('answered')), false);
   }
   assert.equal(injected.length, 1);
 });
 
 test('a tab whose frames ask past the cap: the rest go without, one warning', async () => {
   const { install, injected, logs } = fake();
-  for (let i = 0; i < 300; i++) install.request({}, page({ frameId: i, documentId: `d${i}` }), () => {});
+  for (let i = 0; i < 300; i++) request(install, {}, page({ frameId: i, documentId: `d${i}` }), () => {});
   assert.ok(injected.length < 300 && injected.length > 0);
   assert.equal(logs.filter(([l]) => l === 'warning').length, 1);
 });

@@ -93,3 +93,20 @@ test("the side panel's Sessions requests go through the routes table to browser-
   assert.equal(await ask({ type: 'session_close_tabs', session: 'c1' }, page), 'no answer');
   assert.deepEqual(calls.tabsUpdate, [[3, { active: true }]], "a page's request changed nothing");
 });
+
+test("a page_install goes through the routes table to page-install.js from our content scripts' frames only", async (t) => {
+  const { chrome } = startWorker(t);
+  const injected = [];
+  chrome.scripting = { executeScript: async (d) => { injected.push(d.target); return []; } };
+  const ask = (sender) => new Promise((resolve) => {
+    const [willAnswer] = chrome.runtime.onMessage.fire({ type: 'page_install' }, sender, resolve);
+    if (!willAnswer) resolve('no answer');
+  });
+  const frame = { id: chrome.runtime.id, tab: { id: 4 }, frameId: 2, documentId: 'D', origin: 'https://a.test', url: 'https://a.test/' };
+  assert.equal(await ask({ ...frame, id: 'another-extension', documentId: 'X1' }), 'no answer');
+  assert.equal(await ask({ ...frame, tab: undefined, documentId: 'X2' }), 'no answer');
+  assert.equal(await ask({ ...frame, frameId: undefined, documentId: 'X3' }), 'no answer');
+  assert.deepEqual(injected, []);
+  assert.deepEqual(await ask(frame), { ok: true });
+  assert.deepEqual(injected, [{ tabId: 4, documentIds: ['D'] }]);
+});
