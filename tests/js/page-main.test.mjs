@@ -60,7 +60,7 @@ class MessageChannel {
 
 /** Runs the MAIN-world files in a fresh page; `native` gives the document a modelContext;
  * `secure: false` is a page that is not a secure context (plain http, not loopback). */
-function page({ native = null, secure = true } = {}) {
+function page({ native = null, secure = true, refuse = false } = {}) {
   class Stub {}
   class Navigator {}
   class Document extends EventTarget {}
@@ -76,6 +76,8 @@ function page({ native = null, secure = true } = {}) {
     const msg = JSON.parse(ev.detail);
     posted.push(msg);
     if (msg.type === 'install' && !installs++) {
+      // The worker refused (page/isolated/stub.js then says so to the MAIN world).
+      if (refuse) return setImmediate(() => window.dispatchEvent(new CustomEvent('webmcp-sidecar:ext', { detail: '{"type":"install_refused"}' })));
       setImmediate(() => {
         for (const f of FULL_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
       });
@@ -180,6 +182,20 @@ test('polyfill: what the page does before the full code comes is there after it,
   assert.deepEqual([...p.run('log')], ['legacy InvalidStateError', 'change', 'activated a']);
   assert.deepEqual(names(p), ['a:polyfill']);
   assert.equal(p.window[NS], undefined);
+});
+
+test('polyfill: if the full code is refused, what waits for it and what comes later fail plainly, never hang', async () => {
+  const p = page({ refuse: true });
+  p.run(`const mc = document.modelContext;
+    globalThis.settled = (pr) => pr.then((v) => 'ok ' + v, (e) => e.name + ': ' + e.message);
+    globalThis.reg = settled(mc.registerTool({ name: 'a', description: 'a', execute: () => 1 }));
+    globalThis.listed = settled(mc.getTools());`);
+  const why = 'UnknownError: WebMCP Sidecar could not load its page code into this frame';
+  assert.ok((await p.run('listed')).startsWith(why), await p.run('listed'));
+  assert.equal(await p.run('reg'), 'ok undefined'); // registerTool's part happens in the stub
+  assert.ok((await p.run('settled(document.modelContext.getTools())')).startsWith(why));
+  assert.ok((await p.run('settled(document.modelContext.executeTool({ name: "a" }, {}))')).startsWith(why));
+  assert.equal(p.installs(), 1);
 });
 
 test('polyfill: the legacy API registers, provides, unregisters and clears in the one registry', async () => {

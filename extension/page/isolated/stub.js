@@ -41,12 +41,19 @@
     for (const f of off) f();
     // Polyfill: the MAIN world's stub puts out what its full code will need (page/main/surface.js).
     if (!mc) window.dispatchEvent(new CustomEvent('webmcp-sidecar:ext', { detail: '{"type":"install"}' }));
+    // Polyfill: if the code will not come (the worker refused: too many frames of this tab asked;
+    // or the extension went away), the MAIN stub settles what waits with an error.
+    const refused = () => {
+      if (!mc) window.dispatchEvent(new CustomEvent('webmcp-sidecar:ext', { detail: '{"type":"install_refused"}' }));
+    };
     try {
       // Polyfill: the MAIN world's full code too (page/main/surface.js waits for it).
       const sent = /** @type {any} */ (chrome.runtime.sendMessage({ type: 'page_install', main: !mc }));
-      if (typeof sent?.catch === 'function') sent.catch(() => {});
+      sent?.then?.((/** @type {any} */ r) => {
+        if (!r?.ok && r?.why !== 'again') refused(); // 'again': this document has it already
+      }, refused);
     } catch {
-      /* the extension went away: this is an orphan */
+      refused(); // the extension went away: this is an orphan
     }
   };
   /** @param {EventTarget} t @param {string} type @param {(ev: any) => void} f @param {boolean} [capture] */

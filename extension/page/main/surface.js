@@ -18,6 +18,11 @@
     checkNewName, installLegacy, PAGE_EVENT, EXT_EVENT, detailOf, NS,
   } = ns;
   const INSTALL = '{"type":"install"}';
+  // The ISOLATED stub's word that the full code will not come (the worker refused: too many
+  // frames of the tab asked, or the extension went away): what waits is settled with an error.
+  const REFUSED = '{"type":"install_refused"}';
+  const refusedError = () =>
+    domError('WebMCP Sidecar could not load its page code into this frame (too many frames of this tab use WebMCP, or the extension was updated or removed).', 'UnknownError');
   const ORIGIN = location.origin;
 
   // ---- the events' interfaces ----------------------------------------------------------------
@@ -111,7 +116,10 @@
     // page's Array.prototype patches never see it.
     /** @type {Record<number, () => void>} */
     const queue = oCreate(null);
+    /** What settles a waiting promise if the full code never comes, by the same index. @type {Record<number, () => void>} */
+    const fails = oCreate(null);
     let qTail = 0;
+    let refused = false;
 
     /** Asks for the full code (the ISOLATED stub, page/isolated/stub.js, asks the worker). */
     const use = () => {
@@ -131,13 +139,31 @@
         /* nothing to ask */
       }
     };
-    /** @param {() => void} f */
-    const defer = (f) => {
+    /** @param {() => void} f @param {() => void} [fail] settles what f would have, if the code never comes */
+    const defer = (f, fail) => {
+      if (refused) return fail?.();
       use();
+      if (fail) fails[qTail] = fail;
       queue[qTail++] = f;
     };
-    /** @param {() => void} [after] */
-    const changed = (after) => (full ? full.changed(after) : defer(() => full.changed(after)));
+    /** The full code will not come: what waits is settled with an error, the rest dropped. */
+    const refuse = () => {
+      if (full || refused) return;
+      refused = true;
+      for (let i = 0; i < qTail; i++) {
+        const fail = fails[i];
+        delete queue[i];
+        delete fails[i];
+        try {
+          fail?.();
+        } catch {
+          /* a page listener's throw is the page's business */
+        }
+      }
+      qTail = 0;
+    };
+    /** @param {() => void} [after] runs once the change is out, or once the full code is refused */
+    const changed = (after) => (full ? full.changed(after) : defer(() => full.changed(after), after));
     /** @param {any} e @param {() => void} [after] */
     const add = (e, after) => {
       tools.set(e.name, e);
@@ -172,14 +198,16 @@
     const denied = () => domError('Access to the feature "tools" is disallowed by permissions policy.', 'NotAllowedError');
     /** Runs `f` once the permission is known. @param {() => any} f */
     const later = (f) =>
-      new PromiseC((resolve) => {
+      new PromiseC((resolve, reject) => {
         const go = () => full.policy(() => resolve(f()));
         if (full) go();
-        else defer(go);
+        else defer(go, () => reject(refusedError()));
       });
     /** A call the full code answers. @param {string} m @param {any[]} args */
     const forward = (m, args) =>
-      full ? rApply(full[m], undefined, args) : new PromiseC((resolve) => defer(() => resolve(rApply(full[m], undefined, args))));
+      full
+        ? rApply(full[m], undefined, args)
+        : new PromiseC((resolve, reject) => defer(() => resolve(rApply(full[m], undefined, args)), () => reject(refusedError())));
 
     const KEY = {};
     /** @type {any} */
@@ -292,7 +320,8 @@
     hook.run = (/** @type {string} */ name, /** @type {unknown} */ input, /** @type {any} */ signal, /** @type {(kind: string, v: unknown) => void} */ settle) => {
       if (full) return full.run(name, input, signal, settle);
       if (!tools.has(name)) return false;
-      defer(() => full.run(name, input, signal, settle) || settle('gone', undefined));
+      const gone = () => settle('gone', undefined);
+      defer(() => full.run(name, input, signal, settle) || gone(), gone);
       return true;
     };
     hook.notify = () => {
@@ -346,7 +375,9 @@
     // The ISOLATED stub installs for reasons of its own too (an iframe given `tools`): it says so
     // first, and the namespace goes where the injected files look for it.
     rApply(listen, W, [EXT_EVENT, (/** @type {Event} */ ev) => {
-      if (!asked && rApply(detailOf, ev, []) === INSTALL) use();
+      const d = rApply(detailOf, ev, []);
+      if (!asked && d === INSTALL) use();
+      else if (d === REFUSED) refuse();
     }]);
 
     // A declarative tool, `<form toolname>` (declarative.js reads them once it is here): looked
@@ -397,6 +428,7 @@
         for (let i = 0; i < qTail; i++) {
           const g = queue[i];
           delete queue[i];
+          delete fails[i];
           try {
             g();
           } catch {
