@@ -107,7 +107,15 @@ async def test_two_tabs_share_tools_and_calls_go_to_the_newest(browser, mcp, sit
     await mcp.wait_tools(lambda n: f"{s}__whoami" in n)
     b = await browser.open(site_url + "tools.html?label=B")
     await b.wait_for_function("document.getElementById('label').textContent === 'B'")
-    await tabs_speaking_for(browser, site_of(site_url), 2)  # B's tool report reached the worker
+    await tabs_speaking_for(browser, site_of(site_url), 2)
+    # B shows the site before its tools reach the worker (its relay comes on first use): wait
+    # until the newest tab is where the registry routes the tool.
+    w = await browser.worker()
+    with anyio.fail_after(10):
+        while not await w.evaluate(
+            "([s, t]) => { const r = globalThis.sidecar.registry;"
+            " return r.route(s, t).tabId === r.tabIdsOf(s)[0]; }", [site_of(site_url), "whoami"]):
+            await anyio.sleep(0.05)
     assert text(await mcp.call(f"{s}__whoami")) == "B"
     await b.close()
     # The worker hears of the closed tab a moment after Playwright does; a call sent in between
