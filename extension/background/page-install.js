@@ -25,8 +25,10 @@ export function createPageInstall({ chrome, log }) {
     const where = sender.origin && sender.origin !== 'null' ? sender.origin : sender.url ?? '';
     if (!/^(https?:|about:)/.test(where)) return false;
     const documentId = /** @type {any} */ (sender).documentId;
-    // Firefox has no documentId: the frame and its URL stand for the document.
-    const document = typeof documentId === 'string' ? documentId : `${tabId}:${frameId}:${sender.url}`;
+    // Firefox has no documentId: the stub's own name for its document stands for it (a random
+    // UUID; the frame's URL would name a reload the same).
+    const doc = typeof msg?.doc === 'string' && msg.doc.length <= 64 ? msg.doc : '';
+    const document = typeof documentId === 'string' ? documentId : `${tabId}:${frameId}:${doc || sender.url}`;
     const verdict = gate.admit({ tabId, frameId, document, now: Date.now() });
     if (verdict !== 'ok') {
       if (verdict === 'capped' && !warned) {

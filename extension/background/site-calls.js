@@ -131,8 +131,11 @@ export class SiteCalls {
       return void this.answer(errorResult(id, route.reason, message), reply);
     }
     if (route.skill && this.skills) {
-      this.pending.set(id, { stage: 'skill', reply });
-      return this.skills.run(msg, route, (result) => this.finish(id, result));
+      /** @type {Call} */
+      const call = { stage: 'skill', reply };
+      this.pending.set(id, call);
+      // Only this call's answer: after dropAll() a later call may come with the same id.
+      return this.skills.run(msg, route, (result) => this.pending.get(id) === call && this.finish(id, result));
     }
     const { tabId, frameId, windowId } = route;
     const entry = this.frames.get(tabId, frameId);
@@ -349,15 +352,18 @@ export class SiteCalls {
     }
   }
 
-  /** The host is gone: nobody can take these results any more, so stop the work in the pages. */
+  /** The host is gone: nobody can take the results of its and its entries' calls any more, so
+   * stop that work in the pages. The Inspector's and chat sites' calls (answered in the worker)
+   * run on. */
   dropAll() {
-    this.waits?.dropAll();
-    for (const [id, call] of this.pending) {
+    for (const [id, call] of [...this.pending]) {
+      if (call.reply.via !== 'host' && call.reply.via !== 'entry') continue;
+      this.pending.delete(id);
+      if (call.stage === 'waiting') this.waits?.cancel(id);
       if (call.stage !== 'frame') continue; // a skill runs on (its answer finds nobody)
       clearTimeout(call.timer);
       postToFrame(call.port, { type: 'cancel', id }, call.lane);
     }
-    this.pending.clear();
   }
 
   /** Clears the timers (tests drop a worker this way). */

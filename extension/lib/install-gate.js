@@ -3,7 +3,9 @@
 // stub can, once per document), but it can make our stub ask: a tool in each of many iframes,
 // or a frame that reloads itself in a loop. So one install per document, and per frame and per
 // tab a token bucket (lib/rate-limit.js); a refused request is not retried (that document goes
-// without its relay, so its tools are not listed).
+// without the full code: its tools are not listed, and its own getTools/executeTool fail). The
+// top frame takes only from its own bucket: an iframe (an ad) that spends the tab's must not cost
+// the page itself its API.
 
 import { RateLimit } from './rate-limit.js';
 
@@ -35,7 +37,7 @@ export class InstallGate {
       this.refused++;
       return 'again';
     }
-    if (!this.tabs.take(`${tabId}`, now) || !this.frames.take(`${tabId}:${frameId}`, now)) {
+    if ((frameId !== 0 && !this.tabs.take(`${tabId}`, now)) || !this.frames.take(`${tabId}:${frameId}`, now)) {
       this.refused++;
       return 'capped';
     }

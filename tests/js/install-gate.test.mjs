@@ -24,9 +24,20 @@ test('a frame that reloads itself in a loop is capped, and gets one again a seco
 test('a tab making many frames ask is capped as a whole', () => {
   const g = new InstallGate();
   let n = 0;
-  for (let i = 0; i < 1000; i++) if (g.admit({ tabId: 2, frameId: i, document: `d${i}`, now: 0 }) === 'ok') n++;
+  for (let i = 1; i <= 1000; i++) if (g.admit({ tabId: 2, frameId: i, document: `d${i}`, now: 0 }) === 'ok') n++;
   assert.equal(n, TAB_LIMIT.burst);
   assert.equal(g.admit({ tabId: 3, frameId: 0, document: 'x', now: 0 }), 'ok'); // other tabs unaffected
+});
+
+test("the top frame is not held back by iframes (an ad) that spent the tab's bucket", () => {
+  const g = new InstallGate();
+  for (let i = 1; i <= 1000; i++) g.admit({ tabId: 2, frameId: i, document: `d${i}`, now: 0 });
+  assert.equal(g.admit({ tabId: 2, frameId: 77777, document: 'sub', now: 0 }), 'capped');
+  assert.equal(g.admit({ tabId: 2, frameId: 0, document: 'top', now: 0 }), 'ok');
+  // ... but a top frame reloading itself in a loop is capped by its own bucket.
+  let n = 1;
+  for (let i = 0; i < 100; i++) if (g.admit({ tabId: 2, frameId: 0, document: `top${i}`, now: 0 }) === 'ok') n++;
+  assert.equal(n, FRAME_LIMIT.burst);
 });
 
 test('the documents remembered are bounded', () => {

@@ -49,10 +49,15 @@ test("polyfill (`main`): the MAIN world's full code first, then the isolated fil
   assert.equal(MAIN_FILES.at(-1), 'page/main/adopt.js');
 });
 
-test('Firefox (no documentId): by frame id', async () => {
+test('Firefox (no documentId): by frame id; a reload of the same URL is another document (the stub names it)', async () => {
   const { install, injected } = fake();
-  await ask(install, page({ documentId: undefined }));
+  const firefox = page({ documentId: undefined });
+  const asks = (doc) => new Promise((resolve) => request(install, { type: 'page_install', main: true, doc }, firefox, resolve));
+  assert.deepEqual(await asks('7f0c3a52-0000-4000-8000-000000000001'), { ok: true });
   assert.deepEqual(injected[0].target, { tabId: 7, frameIds: [3] });
+  assert.deepEqual(await asks('7f0c3a52-0000-4000-8000-000000000002'), { ok: true }); // reloaded
+  assert.deepEqual(await asks('7f0c3a52-0000-4000-8000-000000000002'), { ok: false, why: 'again' });
+  assert.equal(injected.length, 4); // MAIN and isolated files, twice
 });
 
 test('an about:srcdoc frame of a web page is one; extension pages, other extensions and tab-less senders are not', async () => {

@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PROTOCOL_VERSION } from '../../extension/lib/protocol.js';
+import { PANEL_PORT_NAME, PROTOCOL_VERSION } from '../../extension/lib/protocol.js';
 import { findPython, hostModelErrors, Port, sleep, startWorker, tick, tool } from './fake-chrome.mjs';
 
 /** A tab with one frame of `url` that has these tools, its report already sent to the host. */
@@ -477,10 +477,17 @@ test('the host going away: calls stopped, error explained, reconnect with backof
   const b1 = await tabWith(w, 1, 'http://b.com/', [tool('bx')]);
   await tabWith(w, 3, 'http://c.com/', [tool('c')]);
   call('lost', 'b.com', 'bx');
-  b1.take();
+  // The Inspector's call is answered in the worker: it runs on without the host.
+  const id = w.chrome.runtime.id;
+  const panel = new Port(w.chrome, PANEL_PORT_NAME, { id, url: `chrome-extension://${id}/sidepanel/index.html` });
+  w.chrome.runtime.onConnect.fire(panel);
+  panel.receive({ type: 'inspect_call', req: 9, site: 'b.com', tool: 'bx', args: {} });
+  const inspectId = b1.take().find((m) => m.type === 'call' && m.id !== 'lost').id;
   const first = native();
   first.drop('Specified native messaging host not found.');
   assert.deepEqual(b1.take(), [{ type: 'cancel', id: 'lost' }]);
+  b1.receive({ type: 'result', id: inspectId, ok: true, value: '"fine"' });
+  assert.deepEqual(panel.take().filter((m) => m.type === 'inspect_result').map((m) => [m.req, m.result.value]), [[9, '"fine"']]);
   let s = status();
   assert.equal(s.connected, false);
   assert.equal(s.state, 'disconnected');

@@ -48,9 +48,12 @@
     };
     try {
       // Polyfill: the MAIN world's full code too (page/main/surface.js waits for it).
-      const sent = /** @type {any} */ (chrome.runtime.sendMessage({ type: 'page_install', main: !mc }));
+      // `doc` names this document where the browser gives no documentId (Firefox): a reload of
+      // the same URL in the same frame is another document.
+      const doc = crypto.randomUUID();
+      const sent = /** @type {any} */ (chrome.runtime.sendMessage({ type: 'page_install', main: !mc, doc }));
       sent?.then?.((/** @type {any} */ r) => {
-        if (!r?.ok && r?.why !== 'again') refused(); // 'again': this document has it already
+        if (!r?.ok) refused(); // this stub asks once: 'again' too means nothing comes
       }, refused);
     } catch {
       refused(); // the extension went away: this is an orphan

@@ -161,6 +161,10 @@
         }
       }
       qTail = 0;
+      // Nothing will run what relatives sent meanwhile: stop keeping it.
+      rApply(unlisten, W, ['message', onMessage]);
+      for (let i = 0; i < heldN; i++) delete held[i];
+      heldN = 0;
     };
     /** @param {() => void} [after] runs once the change is out, or once the full code is refused */
     const changed = (after) => (full ? full.changed(after) : defer(() => full.changed(after), after));
@@ -333,7 +337,8 @@
     const remote = oCreate(null);
     remote.frames = (/** @type {any} */ origins) => (full ? full.remote.frames(origins) : []);
     remote.run = (/** @type {any[]} */ ...args) => (full ? rApply(full.remote.run, undefined, args) : false);
-    remote.policy = (/** @type {(ok: boolean) => void} */ f) => (full ? full.remote.policy(f) : defer(() => full.remote.policy(f)));
+    // Refused, this frame cannot vouch for the `tools` permission: the asking child is denied.
+    remote.policy = (/** @type {(ok: boolean) => void} */ f) => (full ? full.remote.policy(f) : defer(() => full.remote.policy(f), () => f(false)));
     for (const [key, value] of [['webmcp-sidecar.frame-registry', hook], ['webmcp-sidecar.frame-remote', remote]]) {
       try {
         oDefineProperty(W, Symbol.for(/** @type {string} */ (key)), { value: oFreeze(value) });
