@@ -61,7 +61,8 @@ def serve(directory: Path = SITE) -> Iterator[str]:
         yield url.rstrip("/")
 
 
-PAGE_INSTALL = ("background/page-install.js", "lib/install-gate.js", "lib/rate-limit.js", "lib/page-files.js")
+PAGE_INSTALL = ("background/page-install.js", "lib/install-gate.js", "lib/rate-limit.js", "lib/page-files.js",
+                "lib/senders.js")
 
 
 def scratch_extension(dest: Path) -> Path:

@@ -3,9 +3,14 @@
 // ServiceWorker.evaluate). Not shipped; harness.py copies it into a scratch extension, with the
 // real worker's page-install.js (the page code past the stubs, on a frame's first use).
 import { createPageInstall } from './background/page-install.js';
+import { ourFrame } from './lib/senders.js';
 
 const installs = createPageInstall({ chrome, log: () => {} });
-chrome.runtime.onMessage.addListener((m, sender, respond) => (m?.type === 'page_install' ? installs.request(m, sender, respond) : false));
+// As the real worker's routes.js hands it on: our content scripts' frames only.
+chrome.runtime.onMessage.addListener((m, sender, respond) => {
+  const at = m?.type === 'page_install' ? ourFrame(sender, chrome.runtime) : null;
+  return at ? installs.request(m, sender, at, respond) : false;
+});
 self.pageInstalls = () => installs.counts();
 
 self.log = [];
