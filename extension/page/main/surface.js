@@ -147,20 +147,24 @@
       queue[qTail++] = f;
     };
     /** The full code will not come: what waits is settled with an error, the rest dropped. */
-    const refuse = () => {
-      if (full || refused) return;
-      refused = true;
+    /** Empties the queue in order, running each entry's `from` side (its work, or its fail). @param {Record<number, () => void>} from */
+    const drain = (from) => {
       for (let i = 0; i < qTail; i++) {
-        const fail = fails[i];
+        const f = from[i];
         delete queue[i];
         delete fails[i];
         try {
-          fail?.();
+          f?.();
         } catch {
           /* a page listener's throw is the page's business */
         }
       }
       qTail = 0;
+    };
+    const refuse = () => {
+      if (full || refused) return;
+      refused = true;
+      drain(fails);
       // Nothing will run what relatives sent meanwhile: stop keeping it.
       rApply(unlisten, W, ['message', onMessage]);
       for (let i = 0; i < heldN; i++) delete held[i];
@@ -430,17 +434,7 @@
       adopt(f) {
         full = f;
         if (forms) forms.disconnect();
-        for (let i = 0; i < qTail; i++) {
-          const g = queue[i];
-          delete queue[i];
-          delete fails[i];
-          try {
-            g();
-          } catch {
-            /* a page listener's throw is the page's business */
-          }
-        }
-        qTail = 0;
+        drain(queue);
       },
     };
   }
