@@ -13,6 +13,11 @@ import {
 } from '../lib/inject-plan.js';
 
 const SWEPT_KEY = 'openTabsSwept';
+
+/** Runs in the frame's isolated world before our files: they come into a document that is not new. */
+function markLate() {
+  /** @type {any} */ (globalThis).webmcpSidecarLate = true;
+}
 /** A tab whose page does not answer (busy, a dialog open) is given up on after this. */
 const TAB_TIMEOUT_MS = 10_000;
 
@@ -93,8 +98,13 @@ export function installOpenTabs({ chrome, log }) {
       const { frameIds, documentIds } = framesToInject(probe, set);
       if (!frameIds.length) continue;
       most = Math.max(most, frameIds.length);
+      const target = documentIds ? { tabId, documentIds } : { tabId, frameIds };
+      // The isolated stub (page/isolated/stub.js) does at once what a new document's does later.
+      if (set.world === 'ISOLATED') {
+        await chrome.scripting.executeScript({ target, func: markLate, world: 'ISOLATED', injectImmediately: true });
+      }
       await chrome.scripting.executeScript({
-        target: documentIds ? { tabId, documentIds } : { tabId, frameIds },
+        target,
         files: set.files, world: set.world, injectImmediately: true,
       });
     }

@@ -145,6 +145,7 @@ test('the probe reads the relay marker of the world it runs in, and the document
  */
 function fakeBrowser(tabs, { session = {}, failTabs = [], hangTabs = [] } = {}) {
   const injected = [];
+  const marked = [];
   let inFlight = 0;
   let maxInFlight = 0;
   const chrome = {
@@ -168,6 +169,15 @@ function fakeBrowser(tabs, { session = {}, failTabs = [], hangTabs = [] } = {}) 
         maxInFlight = Math.max(maxInFlight, inFlight);
         await new Promise((r) => setTimeout(r, 1));
         inFlight--;
+        if (func?.name === 'markLate') {
+          // Says "not a new document" to the isolated stub, just before its files.
+          assert.equal(world, 'ISOLATED');
+          marked.push({ tabId: target.tabId, documentIds: target.documentIds, beforeInjected: injected.length });
+          func();
+          assert.equal(globalThis.webmcpSidecarLate, true);
+          delete globalThis.webmcpSidecarLate;
+          return [];
+        }
         if (func) {
           assert.equal(world, 'ISOLATED');
           const frames = target.allFrames ? tab.frames : tab.frames.filter((f) => f.frameId === 0);
@@ -189,7 +199,7 @@ function fakeBrowser(tabs, { session = {}, failTabs = [], hangTabs = [] } = {}) 
       },
     },
   };
-  return { chrome, injected, maxInFlight: () => maxInFlight };
+  return { chrome, injected, marked, maxInFlight: () => maxInFlight };
 }
 
 const page = (id, url, frames = [{ frameId: 0, url, origin: new URL(url).origin, has: false }], extra = {}) =>
@@ -213,6 +223,8 @@ test('install: every open web page without our scripts gets both worlds, MAIN fi
     { tabId: 1, documentIds: ['doc-1-0', 'doc-1-3'], world: 'MAIN', files: MANIFEST.content_scripts[0].js },
     { tabId: 1, documentIds: ['doc-1-0', 'doc-1-3'], world: 'ISOLATED', files: MANIFEST.content_scripts[1].js },
   ]);
+  // The isolated stub is told, just before it comes, that the document is not new.
+  assert.deepEqual(b.marked, [{ tabId: 1, documentIds: ['doc-1-0', 'doc-1-3'], beforeInjected: 1 }]);
   assert.equal(logs.length, 1);
   assert.match(logs[0][1], /1 tab\(s\)/);
 });

@@ -22,12 +22,19 @@ const NS = Symbol.for('webmcp-sidecar.main-world.files');
 /** A fake native document.modelContext: registerTool on its prototype, duplicates rejected later. */
 function nativeModelContext() {
   const tools = new Map();
-  class ModelContext {
+  class ModelContext extends EventTarget {
     registerTool(tool, options = {}) {
       if (tools.has(tool.name)) return Promise.reject(new DOMException('Duplicate tool name', 'InvalidStateError'));
       tools.set(tool.name, tool);
-      options.signal?.addEventListener('abort', () => tools.delete(tool.name));
+      options.signal?.addEventListener('abort', () => {
+        tools.delete(tool.name);
+        this.dispatchEvent(new Event('toolchange'));
+      });
+      this.dispatchEvent(new Event('toolchange'));
       return Promise.resolve();
+    }
+    async getTools() {
+      return [...tools.values()].map((t) => ({ name: t.name }));
     }
   }
   return { mc: new ModelContext(), tools };
@@ -60,10 +67,14 @@ class MessageChannel {
 
 /** Runs the MAIN-world files in a fresh page; `native` gives the document a modelContext;
  * `secure: false` is a page that is not a secure context (plain http, not loopback). */
-function page({ native = null, secure = true, refuse = false } = {}) {
+function page({ native = null, secure = true, refuse = false, touched = null } = {}) {
   class Stub {}
   class Navigator {}
-  class Document extends EventTarget {}
+  class Document extends EventTarget {
+    querySelectorAll() {
+      return []; // no tool form, no iframe
+    }
+  }
   const document = new Document();
   Object.assign(document, { readyState: 'loading' });
   if (native) document.modelContext = native;
@@ -85,17 +96,36 @@ function page({ native = null, secure = true, refuse = false } = {}) {
   });
   const stubs = {};
   for (const name of ['Node', 'Element', 'HTMLElement', 'HTMLInputElement', 'HTMLTextAreaElement', 'HTMLSelectElement',
-    'HTMLOptionElement', 'HTMLFormElement', 'HTMLIFrameElement', 'MutationObserver', 'DocumentFragment']) stubs[name] = class extends Stub {};
+    'HTMLOptionElement', 'HTMLFormElement', 'HTMLIFrameElement', 'DocumentFragment']) stubs[name] = class extends Stub {};
+  stubs.MutationObserver = class {
+    observe() {}
+    disconnect() {}
+  };
   // A top-level window of its own origin: no cross-origin relatives (frame-remote.js).
   Object.assign(window, { parent: window, origin: 'https://a.test' });
-  const ctx = vm.createContext({
+  const globals = {
     ...stubs, window, document, Document, Navigator, navigator: new Navigator(), location: { origin: 'https://a.test' },
     EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, queueMicrotask,
     MessageChannel, MessagePort, Proxy, WeakMap, URL, MessageEvent, Crypto, crypto, setTimeout, isSecureContext: secure,
-  });
+  };
+  // `touched`: which of the globals that cost a page heap (LAZY) the files read.
+  if (touched) {
+    for (const name of LAZY) {
+      const v = globals[name];
+      delete globals[name];
+      Object.defineProperty(globals, name, { get: () => (touched.add(name), v), enumerable: true, configurable: true });
+    }
+  }
+  const ctx = vm.createContext(globals);
   for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
   return { ctx, window, document, posted, installs: () => installs, run: (code) => vm.runInContext(code, ctx) };
 }
+
+/** DOM interfaces (and `location`) whose objects Blink makes in a frame on first touch: a frame
+ * that never uses WebMCP should not pay for them (bench/pageload.py, heap per frame). */
+const LAZY = ['Element', 'HTMLElement', 'HTMLInputElement', 'HTMLTextAreaElement', 'HTMLSelectElement', 'HTMLOptionElement',
+  'HTMLFormElement', 'HTMLIFrameElement', 'DocumentFragment', 'Node', 'MutationObserver', 'CustomEvent', 'AbortController',
+  'AbortSignal', 'DOMException', 'URL', 'MessageChannel', 'MessagePort', 'MessageEvent', 'Crypto', 'crypto', 'location'];
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 const names = (p) => p.posted.filter((m) => m.type === 'tools').at(-1)?.tools.map((t) => `${t.name}:${t.source}`).sort();
@@ -159,6 +189,39 @@ test('polyfill: a page that does not use the API asks for nothing; its namespace
   await tick();
   assert.deepEqual(p.posted, []);
   assert.equal(p.window[NS], undefined);
+});
+
+test('a page that never uses WebMCP: the stub reads no DOM interface but document and navigator\'s, in either mode', async () => {
+  for (const native of [null, nativeModelContext().mc]) {
+    const touched = new Set();
+    const p = page({ native, touched });
+    assert.deepEqual([...touched], [], native ? 'native' : 'polyfill');
+    p.document.readyState = 'interactive';
+    p.document.dispatchEvent(new Event('DOMContentLoaded'));
+    // The polyfill's watch for tool forms (and iframes given `tools`) starts at DOMContentLoaded.
+    assert.deepEqual([...touched], native ? [] : ['MutationObserver']);
+    assert.deepEqual(p.posted, []);
+  }
+  // Its first use takes the rest: the page reading document.modelContext, here.
+  const touched = new Set();
+  const p = page({ touched });
+  p.run('document.modelContext');
+  assert.ok(touched.has('Element') && touched.has('DOMException'), [...touched].join());
+});
+
+test('polyfill: an on* handler listens from its first non-null value, at that place among the listeners, as HTML\'s do', () => {
+  const p = page();
+  p.run(`globalThis.log = []; const mc = document.modelContext;
+    mc.addEventListener('toolchange', () => log.push('first'));
+    mc.ontoolchange = 'not a function';
+    mc.ontoolchange = () => log.push('handler');
+    mc.addEventListener('toolchange', () => log.push('last'));
+    mc.dispatchEvent(new Event('toolchange'));
+    mc.ontoolchange = null;
+    mc.dispatchEvent(new Event('toolchange'));
+    mc.ontoolchange = () => log.push('again');
+    mc.dispatchEvent(new Event('toolchange'));`);
+  assert.equal(JSON.stringify(p.run('log')), JSON.stringify(['first', 'handler', 'last', 'first', 'last', 'first', 'again', 'last']));
 });
 
 test('polyfill: what the page does before the full code comes is there after it, in order', async () => {
@@ -237,7 +300,9 @@ test('native: the legacy API goes through registerTool, and forgets a name the b
   assert.deepEqual([...tools.keys()].sort(), ['c', 'one', 'taken']);
   p.run(`navigator.modelContext.clearContext()`);
   assert.deepEqual([...tools.keys()], ['taken']);
-  assert.equal(p.posted.length, 0); // native tools need no channel
+  // Native tools need no channel: the MAIN stub only says, once, at the first toolchange, that
+  // this frame needs the relay (page/isolated/stub.js looks at nothing itself).
+  assert.deepEqual(p.posted, [{ type: 'install' }]);
 });
 
 test('polyfill: executeTool writes results and reads inputs as Chromium 156 does', async () => {

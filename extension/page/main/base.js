@@ -1,38 +1,13 @@
-// WebMCP Sidecar, MAIN world, first file: the builtins and the files' private namespace
-// (document_start, every frame).
-//
-// Runs in the page's own world, so the page can see, call and spoof everything here: it holds no
-// secret and no extension identity, speaks JSON only, and never evals (the page's CSP applies).
-//
-// - Native WebMCP (Chromium with the WebMCP feature): leave `document.modelContext` as the page
-//   would see it without us; a `registerTool` wrapper only watches a tool fail and tells the
-//   ISOLATED content script the real message (Chromium hands callers an opaque UnknownError).
-//   The ISOLATED content script sees native tools directly.
-// - Otherwise: a polyfill on `document.modelContext` that behaves as Chromium 156's, plus declarative
-//   `<form toolname>` tools, reported to the ISOLATED content script over CustomEvents on
-//   `window` (see docs/PROTOCOL.md, "MAIN world <-> content script").
-// - Both modes: the legacy `navigator.modelContext` surface (registerTool, unregisterTool,
-//   provideContext, clearContext) that older sites still use.
-//
-// The MAIN world is a stub, the files manifest.json lists (base.js first, start.js last), and in
-// polyfill mode, on a frame's first use of WebMCP, the rest (lib/page-files.js MAIN_FILES,
-// injected by the worker; surface.js, adopt.js). They share one private namespace: base.js creates a null-prototype object with the
-// builtins it captured and puts it on `window` under a Symbol-keyed, non-enumerable property;
-// each file takes what it needs from it (destructured once, at load) and adds what it defines;
-// start.js removes the property before installing anything (surface.js puts it back for the
-// injected files when it asks for them; adopt.js removes it again). Chrome runs a content_scripts
-// entry's files back to back, before any page script of the document, so the page never sees
-// the namespace (in a window it could touch earlier, the initial about:blank reused by a
-// same-origin navigation, it could patch every builtin before base.js anyway).
+// WebMCP Sidecar, MAIN world stub, first file (every frame, document_start): the builtins,
+// captured before page scripts run, and the files' private namespace. The page can see, call and
+// spoof all of it: no secret, JSON only, no eval. What runs when: docs/PAGE_CODE.md. Comments
+// here stay short: a stub file's source stays in every frame's heap while the page lives.
 (() => {
   'use strict';
 
-  // WebMCP is [SecureContext]: on a page that is not a secure context (plain http from anything
-  // but loopback) Chromium has no API, so we add none, and nothing else either; the other files
-  // find no namespace and stay out (as does the ISOLATED relay).
-  if (!isSecureContext) return;
+  if (!isSecureContext) return; // WebMCP is [SecureContext]: no API, nothing of ours
   const MARK = Symbol.for('webmcp-sidecar.main-world');
-  // Double injection (extension reload, a second copy of the script): the first copy owns the page.
+  // A second copy (extension reload): the first owns the page.
   if (/** @type {any} */ (window)[MARK]) return;
   try {
     Object.defineProperty(window, MARK, { value: true });
@@ -40,8 +15,7 @@
     return;
   }
 
-  // ---- builtins, captured before page scripts run so that a page overwriting them later can
-  // neither break the channel nor observe more than the events it can already see.
+  // Captured now: a page overwriting them later cannot break the channel.
   const W = window;
   const D = document;
   const R = Reflect;
@@ -66,14 +40,8 @@
   const WeakSetC = WeakSet;
   const ErrorC = Error;
   const TypeErrorC = TypeError;
-  const DOMExceptionC = DOMException;
-  const EventC = Event;
-  const CustomEventC = CustomEvent;
-  const EventTargetC = EventTarget;
-  const AbortControllerC = AbortController;
-  const AbortSignalC = AbortSignal;
-  const NodeC = Node;
-  const MutationObserverC = MutationObserver;
+  const EventC = Event; // the tool events' base (surface.js), at document_start
+  const EventTargetC = EventTarget; // Window's own: made already
   const ArrayBufferIsView = ArrayBuffer.isView;
   const DataViewC = DataView;
   const RegExpC = RegExp;
@@ -87,9 +55,6 @@
   const dispatch = EventTarget.prototype.dispatchEvent;
   const listen = EventTarget.prototype.addEventListener;
   const unlisten = EventTarget.prototype.removeEventListener;
-  const detailOf = /** @type {() => any} */ (
-    oGetOwnPropertyDescriptor(CustomEvent.prototype, 'detail')?.get
-  );
   const strTrim = String.prototype.trim;
   const strSlice = String.prototype.slice;
   const strReplace = String.prototype.replace;
@@ -98,20 +63,10 @@
 
   /** @param {any} obj @param {string} prop */
   const setterOf = (obj, prop) => oGetOwnPropertyDescriptor(obj, prop)?.set;
-  const elGetAttribute = Element.prototype.getAttribute;
-  const elHasAttribute = Element.prototype.hasAttribute;
-  const elClosest = Element.prototype.closest;
-  const elMatches = Element.prototype.matches;
-  const elQuerySelector = Element.prototype.querySelector;
-  const docQuerySelectorAll = Document.prototype.querySelectorAll;
-  // For the files the worker injects later (lib/page-files.js MAIN_FILES), taken now as well: by
-  // then the page may have replaced any of them.
   /** @param {any} proto @param {string} k */
   const getterOf = (proto, k) => oGetOwnPropertyDescriptor(proto, k)?.get;
-  const elSetAttribute = Element.prototype.setAttribute;
-  const elRemoveAttribute = Element.prototype.removeAttribute;
+  const docQuerySelectorAll = Document.prototype.querySelectorAll; // document's own: made already
   const setTimeoutC = setTimeout;
-  const URLC = URL;
   const WeakMapC = WeakMap;
   const wmGet = WeakMap.prototype.get;
   const wmSet = WeakMap.prototype.set;
@@ -141,7 +96,7 @@
   /** @param {string} op @param {string} msg */
   const opError = (op, msg) => typeError(`Failed to execute '${op}' on 'ModelContext': ${msg}`);
   /** @param {string} msg @param {string} name */
-  const domError = (msg, name) => new DOMExceptionC(msg, name);
+  const domError = (msg, name) => new (ns.dom().DOMExceptionC)(msg, name);
   /** @param {AbortSignal} signal */
   const abortReason = (signal) =>
     signal.reason !== undefined
@@ -149,30 +104,50 @@
       : domError('signal is aborted without reason', 'AbortError');
 
   const NS = Symbol.for('webmcp-sidecar.main-world.files');
-  /** The files' namespace while they load (see the header). @type {Record<string, any>} */
+  /** The files' namespace while they load. @type {Record<string, any>} */
   const ns = oCreate(null);
   const shared = {
     W, D, R, rApply, O, oCreate, oKeys, oFreeze, oDefineProperty, oGetOwnPropertyDescriptor,
     oGetPrototypeOf, oToString, ObjectProto, ArrayProto, isArray, jsonStringify, jsonParse, StringC,
-    PromiseC, MapC, SetC, WeakSetC, ErrorC, TypeErrorC, DOMExceptionC, EventC, CustomEventC, EventTargetC,
-    AbortControllerC, AbortSignalC, NodeC, MutationObserverC, ArrayBufferIsView, DataViewC, RegExpC,
+    PromiseC, MapC, SetC, WeakSetC, ErrorC, TypeErrorC, EventC, EventTargetC,
+    ArrayBufferIsView, DataViewC, RegExpC,
     NumberC, BooleanC, numIsFinite, numValueOf, strValueOf, boolValueOf, queueMicro, dispatch, listen,
-    unlisten, detailOf, strTrim, strSlice, strReplace, strToLower, reTest,
-    elGetAttribute, elHasAttribute, elClosest, elMatches, elQuerySelector, docQuerySelectorAll, PAGE_EVENT,
+    unlisten, strTrim, strSlice, strReplace, strToLower, reTest,
+    docQuerySelectorAll, PAGE_EVENT,
     EXT_EVENT, validName, cut, squash, isObj, typeError, opError, domError, abortReason, MAX_DEPTH,
-    elSetAttribute, elRemoveAttribute,
-    setTimeoutC, URLC, WeakMapC, wmGet, wmSet,
+    setTimeoutC, WeakMapC, wmGet, wmSet,
     strSplit, arraySort, promiseResolve, promiseThen, ProxyC, rGet, NS,
   };
   for (const k of oKeys(shared)) ns[k] = shared[k];
-  // What only the injected files use, of interfaces that a page which never touches them does
-  // not have made yet (Blink makes an interface's objects on first touch: ~110 KB of heap for
-  // these): taken when the stub asks for the rest (surface.js's first use), or at a frame
-  // message (surface.js); a page that replaced them by then only fools its own polyfill.
+  // Interfaces taken at first need, not at document_start: Blink makes an interface's objects on
+  // first touch (Element alone: 33 KB per frame). A page that replaced them by then fools only itself.
+  let domDone = false;
+  ns.dom = () => {
+    if (domDone) return ns;
+    domDone = true;
+    ns.DOMExceptionC = DOMException;
+    ns.CustomEventC = CustomEvent;
+    ns.detailOf = oGetOwnPropertyDescriptor(CustomEvent.prototype, 'detail')?.get;
+    ns.AbortControllerC = AbortController;
+    ns.AbortSignalC = AbortSignal;
+    ns.NodeC = Node;
+    ns.MutationObserverC = MutationObserver;
+    ns.URLC = URL;
+    ns.elGetAttribute = Element.prototype.getAttribute;
+    ns.elHasAttribute = Element.prototype.hasAttribute;
+    ns.elClosest = Element.prototype.closest;
+    ns.elMatches = Element.prototype.matches;
+    ns.elQuerySelector = Element.prototype.querySelector;
+    ns.elSetAttribute = Element.prototype.setAttribute;
+    ns.elRemoveAttribute = Element.prototype.removeAttribute;
+    return ns;
+  };
+  // Likewise, what only the injected files use: taken when the stub asks for them (surface.js).
   let lateDone = false;
   ns.late = () => {
     if (lateDone) return;
     lateDone = true;
+    ns.dom();
     ns.inputValueSet = setterOf(HTMLInputElement.prototype, 'value');
     ns.inputCheckedSet = setterOf(HTMLInputElement.prototype, 'checked');
     ns.textareaValueSet = setterOf(HTMLTextAreaElement.prototype, 'value');
@@ -195,6 +170,6 @@
   try {
     oDefineProperty(W, NS, { value: ns, configurable: true });
   } catch {
-    /* a page planted it in a window it shared with us (see above) */
+    /* planted in a window the page shared with us (an about:blank a navigation reused) */
   }
 })();

@@ -1,7 +1,5 @@
-// WebMCP Sidecar, MAIN world (the stub, every frame): JSON that never meets a page's toJSON. Our
-// own messages, schema copies and arguments are written by plainJson, deaf to a `toJSON` a page
-// put on Array.prototype or Object.prototype (Prototype.js's returns a string). Writing whatever
-// a tool returns (cycles, DOM nodes, BigInt, Maps) is json-safe.js's, injected on first use.
+// WebMCP Sidecar, MAIN world stub: JSON of our own data, deaf to a page's toJSON (what a tool
+// returns: json-safe.js, injected on first use).
 (() => {
   'use strict';
 
@@ -22,7 +20,6 @@
         const n = /** @type {any} */ (e).name;
         if (typeof n === 'string' && n) return n;
       }
-      // The rest (a thrown object, a cycle, a node): json-safe.js's writer once it is here.
       const safe = ns.safeStringify;
       if (safe) return safe(e);
       const s = plainJson(e);
@@ -32,11 +29,7 @@
     }
   }
 
-  /**
-   * The toJSON JSON.stringify would call on `x`, except one that an array or a plain object only
-   * inherits (a page's Array.prototype.toJSON, as Prototype.js defines, returns a string).
-   * @param {any} x @returns {unknown}
-   */
+  /** JSON.stringify's toJSON of `x`, but not one an array or plain object inherits (Prototype.js's). @param {any} x @returns {unknown} */
   function toJSONOf(x) {
     const proto = oGetPrototypeOf(x);
     if (isArray(x) || proto === null || oGetPrototypeOf(proto) === null) {
@@ -47,18 +40,15 @@
   }
 
   /**
-   * JSON.stringify for our own data, deaf to a page's `toJSON` on Array.prototype or
-   * Object.prototype (Prototype.js turns every array into a string that way): toJSONOf. Built by string
-   * concatenation, so no patched Array method or index setter is involved. Throws a TypeError
-   * where JSON.stringify would (cycles, BigInt). While neither prototype has a toJSON, it is
-   * JSON.stringify itself (fast, and then the same).
+   * JSON.stringify deaf to inherited toJSONs (toJSONOf), by string concatenation (no patched Array
+   * method is called); throws where it would. With no such toJSON, JSON.stringify itself.
    * @param {unknown} v @returns {string|undefined}
    */
   function plainJson(v) {
     if (!oGetOwnPropertyDescriptor(ArrayProto, 'toJSON') && !oGetOwnPropertyDescriptor(ObjectProto, 'toJSON')) {
       return jsonStringify(v);
     }
-    /** The objects being written, a null-prototype record: no page setter can see them. */
+    /** The objects being written (null prototype: no page setter sees them). */
     const stack = oCreate(null);
     let depth = 0;
     /** @param {any} x @param {string} key @returns {string|undefined} */

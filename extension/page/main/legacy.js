@@ -1,10 +1,5 @@
-// WebMCP Sidecar, MAIN world: the legacy `navigator.modelContext` of old drafts (registerTool,
-// unregisterTool, provideContext, clearContext) that older sites still use, written once for both
-// modes. It keeps which tools it registered (and which of them provideContext gave); the mode
-// hands it a backend that registers a tool in the mode's own registry:
-// - native.js: through the wrapped document.modelContext.registerTool, with an AbortSignal to
-//   take it back; a clash with a tool registered there shows up only later (`forget`).
-// - polyfill.js: in the polyfill's registry with source "legacy"; `taken` sees its other tools.
+// WebMCP Sidecar, MAIN world stub: old drafts' `navigator.modelContext`, for both modes, on a
+// backend that registers in the mode's registry (native.js: through registerTool; surface.js).
 (() => {
   'use strict';
 
@@ -19,9 +14,8 @@
    * @typedef {{
    *   taken(name: string): boolean,
    *   add(t: any, provided: boolean, forget: () => void): () => void,
-   * }} LegacyBackend `taken`: a tool of that name exists that this API did not register; `add`:
-   *   registers a read tool dict and returns how to take it back, calling `forget` if the
-   *   registration fails later.
+   * }} LegacyBackend `taken`: another API's tool has the name; `add` returns how to take the
+   *   tool back and calls `forget` if the registration fails later.
    */
 
   /** @param {any} context */
@@ -36,10 +30,7 @@
     return out;
   }
 
-  /**
-   * Installs `navigator.modelContext` (old drafts) unless the browser has one of its own.
-   * @param {LegacyBackend} backend the mode's registry
-   */
+  /** Unless the browser has its own. @param {LegacyBackend} backend */
   function installLegacy(backend) {
     if ('modelContext' in navigator) return;
     /** @type {Map<string, {provided: boolean, take: () => void}>} the tools this API registered */
@@ -85,7 +76,7 @@
         for (const t of list) {
           checkNewName(t.name);
           const held = legacy.get(t.name);
-          // A name this API provided may be provided again; any other tool of that name clashes.
+          // Provided again is fine; any other tool of the name clashes.
           if (seen.has(t.name) || (held ? !held.provided : backend.taken(t.name))) {
             throw domError('Duplicate tool name', 'InvalidStateError');
           }

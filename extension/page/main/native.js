@@ -1,38 +1,65 @@
-// WebMCP Sidecar, MAIN world: native mode (Chromium with WebMCP). document.modelContext stays
-// Chromium's own: the page must see exactly what it would without us. The one thing we add is a
-// registerTool wrapper that watches a tool's execute fail and reports the real message to the
-// ISOLATED world (Chromium rejects executeTool with an opaque UnknownError, which is what the
-// page still gets; the relay, which calls executeTool itself, would otherwise only see that).
-// Plus the legacy surface (legacy.js).
+// WebMCP Sidecar, MAIN world stub, native mode: document.modelContext stays Chromium's. Added: a
+// registerTool wrapper that tells the relay a failing tool's real message (Chromium gives callers
+// an opaque UnknownError), the word that this frame needs the relay, and legacy.js.
 (() => {
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
-    W, R, rApply, oCreate, oDefineProperty, oGetOwnPropertyDescriptor, oGetPrototypeOf, PromiseC, CustomEventC,
-    AbortControllerC, dispatch, PAGE_EVENT, isObj, errorMessage, plainJson, requestUserInteraction, installLegacy,
+    W, D, R, rApply, oCreate, oDefineProperty, oGetOwnPropertyDescriptor, oGetPrototypeOf, PromiseC, dispatch, listen,
+    docQuerySelectorAll, PAGE_EVENT, isObj, errorMessage, plainJson, requestUserInteraction, installLegacy, dom,
   } = ns;
-  // Captured at load, before any page script: a page replacing them later changes nothing here.
   const ProxyC = Proxy;
   const rGet = R.get;
   const promiseThen = PromiseC.prototype.then;
 
+  /** A word to the ISOLATED world (the stub, or the relay). @param {string} detail */
+  const tell = (detail) => {
+    try {
+      rApply(dispatch, W, [new (dom().CustomEventC)(PAGE_EVENT, { detail })]);
+    } catch {
+      /* nothing to tell it to */
+    }
+  };
   /** Tells the relay why a tool failed. @param {unknown} name @param {unknown} e */
   const report = (name, e) => {
-    try {
-      const msg = { type: 'native-error', name: typeof name === 'string' ? name : '', message: errorMessage(e) };
-      rApply(dispatch, W, [new CustomEventC(PAGE_EVENT, { detail: plainJson(msg) })]);
-    } catch {
-      /* nothing to report to */
-    }
+    const msg = { type: 'native-error', name: typeof name === 'string' ? name : '', message: errorMessage(e) };
+    tell(plainJson(msg));
   };
 
   /**
-   * The page's execute, called exactly as Chromium calls it (same `this`, same arguments, same
-   * return value, the same throw), watched for failure.
-   * @param {Function} exec @param {() => unknown} nameOf
+   * Says that this frame needs the relay (page/isolated/stub.js looks at nothing itself): at a
+   * toolchange, an iframe given `tools`, or (top frame) tools in a same-origin iframe, which
+   * Chromium lists as the top's without a toolchange here.
+   * @param {any} mc
    */
+  const watchNeed = (mc) => {
+    let said = false;
+    const say = () => {
+      if (said) return;
+      said = true;
+      tell('{"type":"install"}');
+    };
+    rApply(listen, mc, ['toolchange', say]);
+    const granting = () => {
+      try {
+        if (rApply(docQuerySelectorAll, D, ['iframe[allow*="tools"]']).length) say();
+      } catch {
+        /* no document element yet */
+      }
+    };
+    const top = W.parent === W;
+    rApply(listen, D, ['load', (/** @type {any} */ ev) => {
+      if (said || ev.target?.localName !== 'iframe') return;
+      granting();
+      if (top) mc.getTools().then((/** @type {unknown[]} */ l) => l.length && say(), () => {});
+    }, true]);
+    if (D.readyState === 'loading') rApply(listen, D, ['DOMContentLoaded', granting, { once: true }]);
+    else granting();
+  };
+
+  /** The page's execute, called as Chromium calls it, watched. @param {Function} exec @param {() => unknown} nameOf */
   const watch = (exec, nameOf) =>
     /** @this {unknown} */
     function execute() {
@@ -45,7 +72,7 @@
         report(nameOf(), e);
         throw e;
       }
-      // Only a real promise is watched: calling a page thenable's `then` would be seen.
+      // Only a real promise: calling a page thenable's `then` would be seen.
       if (r instanceof PromiseC) {
         try {
           rApply(promiseThen, r, [undefined, (/** @type {unknown} */ e) => report(nameOf(), e)]);
@@ -57,10 +84,8 @@
     };
 
   /**
-   * A view of the page's tool dict that Chromium reads as it would the dict itself: every
-   * property read goes to the page's object (getters run on it, in Chromium's order, once),
-   * and only `execute` comes back watched. The handler has no prototype, so traps a page adds
-   * to Object.prototype are not traps.
+   * The page's dict as Chromium reads it (each read goes to it, once), with `execute` watched.
+   * The handler has no prototype: traps a page adds to Object.prototype are not traps.
    * @param {object} tool
    */
   const watchedDict = (tool) => {
@@ -78,6 +103,7 @@
 
   /** @param {any} mc */
   function installNative(mc) {
+    watchNeed(mc);
     const proto = oGetPrototypeOf(mc);
     const desc = oGetOwnPropertyDescriptor(proto, 'registerTool');
     const original = desc && desc.value;
@@ -94,14 +120,13 @@
     }.registerTool;
     oDefineProperty(proto, 'registerTool', { ...desc, value: wrapped });
 
-    // The legacy surface, forwarded to the native API. An AbortController per tool lets
-    // unregisterTool / provideContext / clearContext take it back. Old drafts' tools get the
-    // `client.requestUserInteraction` they expect (the current API's options have only `signal`).
+    // Legacy, on the native API: an AbortController per tool takes it back; old drafts' tools
+    // get the `client.requestUserInteraction` they expect.
     installLegacy({
-      // A clash with a tool registered through document.modelContext only shows up in `add`.
+      // A clash with a document.modelContext tool shows up later, in `add`.
       taken: () => false,
       add(t, _provided, forget) {
-        const ac = new AbortControllerC();
+        const ac = new (dom().AbortControllerC)();
         const dict = {
           name: t.name,
           title: t.title || undefined,
@@ -126,7 +151,7 @@
         } catch {
           p = undefined;
         }
-        // The clash shows up here, asynchronously: forget the name so that it can be registered again.
+        // Refused (a clash): the name is free again.
         (async () => {
           try {
             await p;

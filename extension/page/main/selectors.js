@@ -1,20 +1,16 @@
-// WebMCP Sidecar, MAIN world (the stub, every frame, polyfill mode): the selector methods know
-// WebMCP's pseudo-classes from document_start, as Chromium's do (declarative.js, injected on first
-// use, sets the attributes they fall back to).
+// WebMCP Sidecar, MAIN world stub, polyfill mode: the selector methods learn WebMCP's
+// pseudo-classes (installed by surface.js at the page's first touch of WebMCP).
 (() => {
   'use strict';
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
-  const { rApply, oDefineProperty, oGetOwnPropertyDescriptor, DOMExceptionC, reTest, strReplace } = ns;
+  const { rApply, oDefineProperty, oGetOwnPropertyDescriptor, reTest, strReplace, dom } = ns;
 
   /**
-   * Chromium without WebMCP throws SyntaxError on `:tool-form-active` / `:tool-submit-active` in
-   * a selector, so a page's `form.matches(':tool-form-active')` would throw where Chromium answers.
-   * The selector methods get a fallback: only a selector the browser rejected, and that names
-   * one of them, is tried again with the attribute the polyfill sets instead (stylesheets and
-   * computed styles stay out of reach: docs/WEBMCP_WPT.md). A selector the browser takes is
-   * never touched; the original SyntaxError stands if the retry fails too.
+   * Chromium without WebMCP throws SyntaxError on `:tool-form-active` / `:tool-submit-active`.
+   * Only a selector the browser rejected that names one is tried again with the attribute
+   * declarative.js sets instead; else the SyntaxError stands (docs/WEBMCP_WPT.md).
    */
   function installSelectors() {
     try {
@@ -22,6 +18,7 @@
     } catch {
       /* no CSS.supports: go on */
     }
+    const { DOMExceptionC } = dom();
     const NAMES = /:tool-(form|submit)-active(?![\w-])/;
     const ALL = /:tool-(form|submit)-active(?![\w-])/g;
     /** @param {any} proto @param {string} name */

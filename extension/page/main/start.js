@@ -1,21 +1,21 @@
-// WebMCP Sidecar, MAIN world, last file of the stub (the manifest's): removes the files'
-// namespace from the page's view (see base.js), then installs native mode or the polyfill's
-// surface (surface.js), which brings the rest on first use (adopt.js).
+// WebMCP Sidecar, MAIN world stub, last file: hides the namespace, then installs a mode.
 (() => {
   'use strict';
 
   const NS = Symbol.for('webmcp-sidecar.main-world.files');
   const ns = /** @type {any} */ (window)[NS];
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
-  // First, whatever comes next: the page must never reach the namespace.
   delete (/** @type {any} */ (window))[NS];
-  const { D, installNative, installSurface, installSelectors } = ns;
-
+  const { D, installNative, installSurface } = ns;
+  // The other mode's code leaves, so its source can go (a script's source lives with its functions).
   const nativeMC = /** @type {any} */ (D).modelContext;
   if (nativeMC) {
+    delete ns.installSurface;
+    delete ns.installSelectors;
+    delete ns.readOrigins;
     installNative(nativeMC);
     return;
   }
+  delete ns.installNative;
   ns.surface = installSurface();
-  installSelectors();
 })();

@@ -1,11 +1,6 @@
-// WebMCP Sidecar, MAIN world (the stub, every frame, polyfill mode): the API surface a page sees
-// from document_start (document.modelContext, the ModelContext / ToolActivatedEvent /
-// ToolCancelEvent interfaces, the frame hooks its relatives read) and the registry's synchronous
-// part (registerTool reads, checks and registers at once, as Chromium does; the legacy API on the
-// same registry). Everything else comes on first use (lib/page-files.js MAIN_FILES, injected by
-// the worker; docs/PAGE_CODE.md, "What runs in a page"): what the page does until then (a change
-// of the list, getTools, executeTool, a relative's message) waits in order in `queue` and runs
-// when adopt.js hands `full` over.
+// WebMCP Sidecar, MAIN world stub, polyfill mode: the API surface a page sees from
+// document_start and registerTool's synchronous part. The rest comes on first use (docs/
+// PAGE_CODE.md, "What runs in a page"); until adopt.js hands it over, what waits is in `queue`.
 (() => {
   'use strict';
 
@@ -13,19 +8,15 @@
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
     W, D, rApply, reTest, oCreate, oFreeze, oDefineProperty, oGetOwnPropertyDescriptor, StringC, MapC, PromiseC, TypeErrorC, EventC,
-    EventTargetC, AbortSignalC, CustomEventC, MutationObserverC, WeakMapC, wmGet, wmSet, URLC, dispatch, listen, unlisten,
-    elMatches, elQuerySelector, docQuerySelectorAll, isObj, opError, domError, abortReason, plainJson, readToolDict,
-    checkNewName, installLegacy, PAGE_EVENT, EXT_EVENT, detailOf, NS,
+    EventTargetC, WeakMapC, wmGet, wmSet, dispatch, listen, unlisten, docQuerySelectorAll, isObj, opError, domError,
+    abortReason, plainJson, readToolDict, checkNewName, installLegacy, installSelectors, PAGE_EVENT, EXT_EVENT, NS, dom,
   } = ns;
   const INSTALL = '{"type":"install"}';
-  // The ISOLATED stub's word that the full code will not come (the worker refused: too many
-  // frames of the tab asked, or the extension went away): what waits is settled with an error.
+  // The full code will not come (the worker's cap, or the extension went away).
   const REFUSED = '{"type":"install_refused"}';
   const refusedError = () =>
     domError('WebMCP Sidecar could not load its page code into this frame (too many frames of this tab use WebMCP, or the extension was updated or removed).', 'UnknownError');
-  const ORIGIN = location.origin;
 
-  // ---- the events' interfaces ----------------------------------------------------------------
   const names = new WeakMapC();
   /** @param {string} iface */
   const toolEvent = (iface) => {
@@ -48,7 +39,7 @@
     return C;
   };
 
-  /** Puts an interface on window as WebIDL does (writable, configurable, not enumerable). @param {string} name @param {any} value */
+  /** On window as WebIDL puts it. @param {string} name @param {any} value */
   const expose = (name, value) => {
     try {
       oDefineProperty(W, name, { value, writable: true, configurable: true, enumerable: false });
@@ -75,7 +66,7 @@
     for (const x of list) {
       let u;
       try {
-        u = new URLC(x);
+        u = new (dom().URLC)(x);
       } catch {
         u = undefined;
       }
@@ -89,17 +80,6 @@
   }
 
   function installSurface() {
-    // The `tools` permission, where this browser knows the feature (Chromium without WebMCP does
-    // not: then only the parent's `allow` attribute says, read by frame-remote.js and frame-policy.js).
-    const toolsDenied = (() => {
-      try {
-        const fp = /** @type {any} */ (D).featurePolicy;
-        return !!fp && fp.features().includes('tools') && !fp.allowsFeature('tools');
-      } catch {
-        return false;
-      }
-    })();
-    ns.toolsDenied = toolsDenied;
     const ToolActivatedEvent = toolEvent('ToolActivatedEvent');
     const ToolCancelEvent = toolEvent('ToolCancelEvent');
     /** @type {Map<string, any>} the registry (polyfill.js's Entry) */
@@ -110,22 +90,29 @@
     let full;
     let asked = false;
     let touched = false; // the page read document.modelContext
+    // The pseudo-classes (selectors.js) from the first touch of WebMCP: no form is active before.
+    let selected = false;
+    const selectors = () => {
+      if (!selected) installSelectors();
+      selected = true;
+    };
     /** @type {any} */
     let forms;
-    // What waits for the full code, in order: a null-prototype record indexed by counters, so a
-    // page's Array.prototype patches never see it.
+    // What waits for the full code, in order (null prototype: no page patch sees it).
     /** @type {Record<number, () => void>} */
     const queue = oCreate(null);
-    /** What settles a waiting promise if the full code never comes, by the same index. @type {Record<number, () => void>} */
+    /** What settles it if the code never comes, by the same index. @type {Record<number, () => void>} */
     const fails = oCreate(null);
     let qTail = 0;
     let refused = false;
 
-    /** Asks for the full code (the ISOLATED stub, page/isolated/stub.js, asks the worker). */
+    /** Asks for the full code (through page/isolated/stub.js). */
     const use = () => {
       if (asked) return;
       asked = true;
       if (forms) forms.disconnect();
+      selectors();
+      perm(); // frame-remote.js reads ns.toolsDenied
       ns.late(); // base.js: what the injected files need besides
       // The files the worker injects find the namespace here; adopt.js removes it.
       try {
@@ -134,7 +121,7 @@
         /* planted by the page: the full code never comes for this document */
       }
       try {
-        rApply(dispatch, W, [new CustomEventC(PAGE_EVENT, { detail: INSTALL })]);
+        rApply(dispatch, W, [new ns.CustomEventC(PAGE_EVENT, { detail: INSTALL })]);
       } catch {
         /* nothing to ask */
       }
@@ -146,8 +133,7 @@
       if (fail) fails[qTail] = fail;
       queue[qTail++] = f;
     };
-    /** The full code will not come: what waits is settled with an error, the rest dropped. */
-    /** Empties the queue in order, running each entry's `from` side (its work, or its fail). @param {Record<number, () => void>} from */
+    /** Empties the queue in order, running each entry's work or its fail. @param {Record<number, () => void>} from */
     const drain = (from) => {
       for (let i = 0; i < qTail; i++) {
         const f = from[i];
@@ -198,11 +184,26 @@
       return out;
     };
 
-    // This document's `tools` permission: known at once at the top (and in an opaque origin);
-    // else frame-remote.js finds it out, and the API's calls made before then wait for it.
-    const SELF = StringC(W.origin);
+    // This document's `tools` permission, read at the first need (featurePolicy, if the browser
+    // knows the feature; else the parent's `allow` says: frame-remote.js finds it out). Known at
+    // once at the top and in an opaque origin.
     /** @type {boolean|undefined} */
-    let allowed = SELF === 'null' ? true : toolsDenied ? false : W.parent === W ? true : undefined;
+    let allowed;
+    let known = false;
+    const perm = () => {
+      if (known) return allowed;
+      known = true;
+      let denied = false;
+      try {
+        const fp = /** @type {any} */ (D).featurePolicy;
+        denied = !!fp && fp.features().includes('tools') && !fp.allowsFeature('tools');
+      } catch {
+        /* no featurePolicy */
+      }
+      ns.toolsDenied = denied;
+      allowed = StringC(W.origin) === 'null' ? true : denied ? false : W.parent === W ? true : undefined;
+      return allowed;
+    };
     const denied = () => domError('Access to the feature "tools" is disallowed by permissions policy.', 'NotAllowedError');
     /** Runs `f` once the permission is known. @param {() => any} f */
     const later = (f) =>
@@ -233,17 +234,15 @@
        * @returns {Promise<void>}
        */
       registerTool(tool, options = undefined) {
-        if (allowed === undefined) return later(() => rApply(methods.registerTool, mc, [tool, options]));
+        if (perm() === undefined) return later(() => rApply(methods.registerTool, mc, [tool, options]));
         return new PromiseC((resolve) => {
           const t = readToolDict(tool, 'registerTool');
-          // Options members in Chromium's (sorted) order. `exposedTo` reaches the extension (a
-          // cross-origin frame's tool counts for the top site only when it names the top
-          // origin); the page's own getTools() in other origins does not see it (docs/WEBMCP_WPT.md, "Polyfill vs Chromium").
+          // Options in Chromium's order; `exposedTo`: docs/WEBMCP_WPT.md, "Polyfill vs Chromium".
           const exposedTo = isObj(options) ? /** @type {any} */ (options).exposedTo : undefined;
           const origins = readOrigins(exposedTo, 'registerTool', 'ModelContextRegisterToolOptions', 'exposedTo');
           if (!allowed) throw denied();
           const signal = isObj(options) ? /** @type {any} */ (options).signal : undefined;
-          if (signal !== undefined && !(signal instanceof AbortSignalC)) {
+          if (signal !== undefined && !(signal instanceof dom().AbortSignalC)) {
             throw opError('registerTool', "Failed to read the 'signal' property from 'ModelContextRegisterToolOptions': Failed to convert value to 'AbortSignal'.");
           }
           if (signal && signal.aborted) throw abortReason(signal);
@@ -251,7 +250,7 @@
           if (tools.has(t.name)) throw domError('Duplicate tool name', 'InvalidStateError');
           const e = { ...t, source: 'polyfill' };
           if (origins && origins.length) /** @type {any} */ (e).exposedTo = origins;
-          // Registered now (a second registration of the name fails at once); settled with its toolchange.
+          // Registered now; settled with its toolchange.
           add(e, () => resolve(undefined));
           if (signal) rApply(listen, signal, ['abort', () => remove(e), { once: true }]);
         });
@@ -274,32 +273,32 @@
     const methods = { registerTool: ModelContext.prototype.registerTool };
     oDefineProperty(ModelContext.prototype, Symbol.toStringTag, { value: 'ModelContext', configurable: true });
     for (const type of ['toolchange', 'toolactivated', 'toolcancel']) {
+      let added = false;
       oDefineProperty(ModelContext.prototype, 'on' + type, {
         get() {
           return handlers[type];
         },
         set(v) {
           handlers[type] = typeof v === 'function' ? v : null;
+          // As HTML's event handlers: listening from the first non-null value, at that place in the list.
+          if (added || !handlers[type]) return;
+          added = true;
+          rApply(listen, mc, [type, (/** @type {Event} */ ev) => {
+            const h = handlers[type];
+            if (h) rApply(h, mc, [ev]);
+          }]);
         },
         enumerable: true,
         configurable: true,
       });
     }
     mc = new ModelContext(KEY);
-    for (const type of ['toolchange', 'toolactivated', 'toolcancel']) {
-      rApply(listen, mc, [
-        type,
-        /** @param {Event} ev */ (ev) => {
-          const h = handlers[type];
-          if (h) rApply(h, mc, [ev]);
-        },
-      ]);
-    }
     const getter = oGetOwnPropertyDescriptor(
       {
         get modelContext() {
           if (this !== D) return undefined;
           touched = true;
+          selectors();
           return mc;
         },
       },
@@ -320,9 +319,7 @@
       },
     });
 
-    // ---- the hooks this frame's relatives read (frame-tree.js, frame-remote.js) -------------
-    // Same origin: this frame's list; a call of one of its tools, a change elsewhere (a
-    // toolchange here, which only a document that read its modelContext can hear).
+    // What relatives read: same origin (frame-tree.js), other origins (frame-remote.js's `own`).
     const hook = oCreate(null);
     hook.list = ownList;
     hook.run = (/** @type {string} */ name, /** @type {unknown} */ input, /** @type {any} */ signal, /** @type {(kind: string, v: unknown) => void} */ settle) => {
@@ -336,30 +333,26 @@
       if (full) full.notify();
       else if (touched) defer(() => full.notify());
     };
-    hook.origin = ORIGIN;
-    // Other origins' relatives, through this frame (frame-remote.js's `own`).
+    oDefineProperty(hook, 'origin', { get: () => location.origin, enumerable: true }); // read by relatives: Location's objects only then
     const remote = oCreate(null);
     remote.frames = (/** @type {any} */ origins) => (full ? full.remote.frames(origins) : []);
     remote.run = (/** @type {any[]} */ ...args) => (full ? rApply(full.remote.run, undefined, args) : false);
-    // Refused, this frame cannot vouch for the `tools` permission: the asking child is denied.
     remote.policy = (/** @type {(ok: boolean) => void} */ f) => (full ? full.remote.policy(f) : defer(() => full.remote.policy(f), () => f(false)));
     for (const [key, value] of [['webmcp-sidecar.frame-registry', hook], ['webmcp-sidecar.frame-remote', remote]]) {
       try {
         oDefineProperty(W, Symbol.for(/** @type {string} */ (key)), { value: oFreeze(value) });
       } catch {
-        /* planted by the page in a shared window (see base.js): this frame stays on its own */
+        /* planted by the page in a shared window: this frame stays on its own */
       }
     }
 
-    // A descendant of another origin speaking the frame protocol (frame-remote.js) before the
-    // full code is here: kept for it (a few), and the full code asked for. An ancestor speaks to
-    // a document only after the document spoke to it (an answer to an id that this one never had
-    // while it had no code: dropped, as the full code would).
+    // A descendant of another origin speaking the frame protocol (frame-remote.js): kept for the
+    // full code, which it asks for. An ancestor speaks only after this document did: dropped.
     const FRAMES_KEY = 'webmcp-sidecar:frames';
     /** @type {Record<number, Event>} */
     const held = oCreate(null);
     let heldN = 0;
-    /** @type {any} MessageEvent's getters, taken at the first message (see base.js's `late`) */
+    /** @type {any} MessageEvent's getters, at the first message (not late(): its HTML*Element cost) */
     let msgGet;
     /** @param {Event} ev */
     const onMessage = (ev) => {
@@ -381,21 +374,21 @@
       use();
     };
     rApply(listen, W, ['message', onMessage]);
-    // The ISOLATED stub installs for reasons of its own too (an iframe given `tools`): it says so
-    // first, and the namespace goes where the injected files look for it.
+    // The isolated stub's words: `install` (it installs for reasons of its own), `install_refused`.
     rApply(listen, W, [EXT_EVENT, (/** @type {Event} */ ev) => {
-      const d = rApply(detailOf, ev, []);
+      const d = rApply(dom().detailOf, ev, []);
       if (!asked && d === INSTALL) use();
       else if (d === REFUSED) refuse();
     }]);
 
-    // A declarative tool, `<form toolname>` (declarative.js reads them once it is here): looked
-    // for at DOMContentLoaded, then in what is added or renamed (the observer goes once it asked).
-    const FORM = 'form[toolname]';
+    // A tool form (declarative.js), or an iframe given `tools` (the relay grants it): looked for at
+    // DOMContentLoaded, then in what is added or changed, until the code is asked for.
+    const FORM = 'form[toolname], iframe[allow*="tools"]';
     const watchForms = () => {
       if (asked) return;
       if (rApply(docQuerySelectorAll, D, [FORM]).length) return use();
-      forms = new MutationObserverC((/** @type {MutationRecord[]} */ records) => {
+      forms = new MutationObserver((/** @type {MutationRecord[]} */ records) => {
+        const { elMatches, elQuerySelector } = dom();
         for (const r of records) {
           const t = /** @type {any} */ (r.target);
           if (r.type === 'attributes') {
@@ -407,19 +400,20 @@
           }
         }
       });
-      forms.observe(D, { subtree: true, childList: true, attributes: true, attributeFilter: ['toolname'] });
+      forms.observe(D, { subtree: true, childList: true, attributes: true, attributeFilter: ['toolname', 'allow'] });
     };
     if (D.readyState === 'loading') rApply(listen, D, ['DOMContentLoaded', watchForms, { once: true }]);
     else watchForms();
 
-    // For adopt.js (the files it brings read these; polyfill.js hands `full` over).
+    // For adopt.js and the files it brings.
     return {
       tools, handlers, mc, add, remove, ownList, ToolActivatedEvent, ToolCancelEvent,
       adopted: false,
       /** @returns {boolean|undefined} */
-      allowed: () => allowed,
+      allowed: perm,
       /** @param {boolean} ok */
       setAllowed: (ok) => {
+        known = true;
         allowed = ok;
       },
       /** The relatives' messages kept so far (frame-remote.js runs them), and no more keeping. */

@@ -1,5 +1,4 @@
-// WebMCP Sidecar, MAIN world: reading a tool dict the way Chromium's bindings do (the same order
-// of property reads, the same errors), for the polyfill and the legacy API alike.
+// WebMCP Sidecar, MAIN world stub: a tool dict read as Chromium's bindings read it (order, errors).
 (() => {
   'use strict';
 
@@ -9,7 +8,7 @@
     oKeys, StringC, validName, isObj, typeError, opError, domError, jsonCopy,
   } = ns;
 
-  /** Runs `cb` and hands back its result: there is no separate UI to ask the user in. */
+  /** Runs `cb`: there is no UI of ours to ask the user in. */
   const requestUserInteraction = {
     /** @param {unknown} cb */
     async requestUserInteraction(cb) {
@@ -18,8 +17,7 @@
     },
   }.requestUserInteraction;
 
-  /** Chromium 156 does not know `outputSchema` and never fails a registration over it: an
-   * unusable one is left out, not thrown. @param {unknown} v */
+  /** Chromium 156 ignores `outputSchema`: an unusable one is left out. @param {unknown} v */
   function outputSchemaOf(v) {
     if (!isObj(v)) return undefined;
     try {
@@ -29,10 +27,7 @@
     }
   }
 
-  /**
-   * Reads a tool dict in the order Chromium's bindings do and throws like them.
-   * @param {any} tool @param {string} op
-   */
+  /** @param {any} tool @param {string} op */
   function readToolDict(tool, op) {
     if (!isObj(tool)) throw opError(op, "The provided value is not of type 'ModelContextTool'.");
     const annotations = tool.annotations;
