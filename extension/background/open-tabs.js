@@ -14,9 +14,11 @@ import {
 
 const SWEPT_KEY = 'openTabsSwept';
 
-/** Runs in the frame's isolated world before our files: they come into a document that is not new. */
-function markLate() {
-  /** @type {any} */ (globalThis).webmcpSidecarLate = true;
+/** Runs in each frame's isolated world once our files are in: the stub (page/isolated/stub.js)
+ * looks at once at what a new document's MAIN stub would have told it of. Firefox puts the
+ * manifest's scripts into open tabs itself, so this also runs where nothing was injected. */
+function wakeStub() {
+  /** @type {any} */ (globalThis).webmcpSidecarStub?.late?.();
 }
 /** A tab whose page does not answer (busy, a dialog open) is given up on after this. */
 const TAB_TIMEOUT_MS = 10_000;
@@ -98,16 +100,15 @@ export function installOpenTabs({ chrome, log }) {
       const { frameIds, documentIds } = framesToInject(probe, set);
       if (!frameIds.length) continue;
       most = Math.max(most, frameIds.length);
-      const target = documentIds ? { tabId, documentIds } : { tabId, frameIds };
-      // The isolated stub (page/isolated/stub.js) does at once what a new document's does later.
-      if (set.world === 'ISOLATED') {
-        await chrome.scripting.executeScript({ target, func: markLate, world: 'ISOLATED', injectImmediately: true });
-      }
       await chrome.scripting.executeScript({
-        target,
+        target: documentIds ? { tabId, documentIds } : { tabId, frameIds },
         files: set.files, world: set.world, injectImmediately: true,
       });
     }
+    await chrome.scripting.executeScript({
+      target: anyAllFrames(sets) ? { tabId, allFrames: true } : { tabId },
+      func: wakeStub, world: 'ISOLATED', injectImmediately: true,
+    });
     return most;
   }
 

@@ -145,7 +145,7 @@ test('the probe reads the relay marker of the world it runs in, and the document
  */
 function fakeBrowser(tabs, { session = {}, failTabs = [], hangTabs = [] } = {}) {
   const injected = [];
-  const marked = [];
+  const woken = [];
   let inFlight = 0;
   let maxInFlight = 0;
   const chrome = {
@@ -169,13 +169,19 @@ function fakeBrowser(tabs, { session = {}, failTabs = [], hangTabs = [] } = {}) 
         maxInFlight = Math.max(maxInFlight, inFlight);
         await new Promise((r) => setTimeout(r, 1));
         inFlight--;
-        if (func?.name === 'markLate') {
-          // Says "not a new document" to the isolated stub, just before its files.
+        if (func?.name === 'wakeStub') {
+          // Once the files are in, the isolated stub of every frame looks at once (page/isolated/stub.js).
           assert.equal(world, 'ISOLATED');
-          marked.push({ tabId: target.tabId, documentIds: target.documentIds, beforeInjected: injected.length });
-          func();
-          assert.equal(globalThis.webmcpSidecarLate, true);
-          delete globalThis.webmcpSidecarLate;
+          woken.push({ tabId: target.tabId, allFrames: target.allFrames, afterInjected: injected.length });
+          let looked = 0;
+          globalThis.webmcpSidecarStub = { late: () => looked++ };
+          try {
+            func();
+          } finally {
+            delete globalThis.webmcpSidecarStub;
+          }
+          assert.equal(looked, 1);
+          func(); // a frame without our stub: nothing to wake
           return [];
         }
         if (func) {
@@ -199,7 +205,7 @@ function fakeBrowser(tabs, { session = {}, failTabs = [], hangTabs = [] } = {}) 
       },
     },
   };
-  return { chrome, injected, marked, maxInFlight: () => maxInFlight };
+  return { chrome, injected, woken, maxInFlight: () => maxInFlight };
 }
 
 const page = (id, url, frames = [{ frameId: 0, url, origin: new URL(url).origin, has: false }], extra = {}) =>
@@ -223,8 +229,9 @@ test('install: every open web page without our scripts gets both worlds, MAIN fi
     { tabId: 1, documentIds: ['doc-1-0', 'doc-1-3'], world: 'MAIN', files: MANIFEST.content_scripts[0].js },
     { tabId: 1, documentIds: ['doc-1-0', 'doc-1-3'], world: 'ISOLATED', files: MANIFEST.content_scripts[1].js },
   ]);
-  // The isolated stub is told, just before it comes, that the document is not new.
-  assert.deepEqual(b.marked, [{ tabId: 1, documentIds: ['doc-1-0', 'doc-1-3'], beforeInjected: 1 }]);
+  // Then every probed tab's stubs are woken (Firefox put the manifest's scripts into tab 2 itself).
+  assert.deepEqual(b.woken.map((w) => [w.tabId, w.allFrames]).sort(), [[1, true], [2, true]]);
+  assert.equal(b.woken.find((w) => w.tabId === 1).afterInjected, 2);
   assert.equal(logs.length, 1);
   assert.match(logs[0][1], /1 tab\(s\)/);
 });

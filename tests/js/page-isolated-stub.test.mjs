@@ -33,11 +33,11 @@ function frame({ native = false, top = true, late = false, iframes = false, answ
     addEventListener: window.addEventListener.bind(window),
     crypto: { randomUUID: () => 'uuid-1' },
     chrome: { runtime: { sendMessage: async (m) => (sent.push(JSON.parse(JSON.stringify(m))), answer) } },
-    webmcpSidecarLate: late || undefined,
   };
   Object.defineProperty(globals, 'document', { get: () => (documentReads++, document), enumerable: true });
   const ctx = vm.createContext(globals);
   vm.runInContext(STUB, ctx, { filename: 'stub.js' });
+  if (late) vm.runInContext('webmcpSidecarStub.late()', ctx); // what background/open-tabs.js does
   /** @param {object} msg */
   const fromMain = (msg) => window.dispatchEvent(new CustomEvent('webmcp-sidecar:page', { detail: JSON.stringify(msg) }));
   return { window, parent, mc, sent, toMain, fromMain, documentReads: () => documentReads, stub: () => vm.runInContext('webmcpSidecarStub', ctx) };
@@ -115,4 +115,8 @@ test('injected into a tab open from before, it looks at once', async () => {
   later.mc.dispatchEvent(new Event('toolchange'));
   await tick();
   assert.equal(later.sent.length, 1);
+  // Woken twice, or after it asked: it looks once.
+  poly.stub().late();
+  await tick();
+  assert.deepEqual(poly.toMain, [{ type: 'sync' }]);
 });

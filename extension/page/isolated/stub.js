@@ -68,10 +68,13 @@
     });
   }
 
-  // Injected into a tab open from before (background/open-tabs.js says so): the MAIN world may
-  // already hold the full code of an earlier copy of ours, asked for its list; and what the MAIN
-  // stub watches for happened before us.
-  if (G.webmcpSidecarLate === true) {
+  // A tab open from before (background/open-tabs.js calls this once our files are in): the MAIN
+  // world may hold an earlier copy's full code, asked for its list; and what the MAIN stub
+  // watches for may have happened before us.
+  let woken = false;
+  /** @type {any} */ (stub).late = () => {
+    if (woken || asked) return;
+    woken = true;
     const mc = /** @type {any} */ (document).modelContext;
     if (document.querySelector('iframe[allow*="tools"]')) install();
     else if (!mc) ext('{"type":"sync"}');
@@ -80,5 +83,5 @@
       mc.addEventListener('toolchange', install);
       mc.getTools().then((/** @type {unknown[]} */ l) => l.length && install(), () => {});
     }
-  }
+  };
 })();
