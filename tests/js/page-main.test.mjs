@@ -71,8 +71,8 @@ function page({ native = null, secure = true, refuse = false, touched = null } =
   class Stub {}
   class Navigator {}
   class Document extends EventTarget {
-    querySelectorAll() {
-      return []; // no tool form, no iframe
+    querySelectorAll(selector) {
+      return this.found?.(selector) ?? []; // by default no tool form, no iframe
     }
   }
   const document = new Document();
@@ -226,6 +226,58 @@ test('polyfill: an on* handler listens from its first non-null value, at that pl
     mc.ontoolchange = () => log.push('again');
     mc.dispatchEvent(new Event('toolchange'));`);
   assert.equal(JSON.stringify(p.run('log')), JSON.stringify(['first', 'handler', 'last', 'first', 'last', 'first', 'again', 'last']));
+});
+
+test('polyfill: a tool form or an iframe given `tools` at DOMContentLoaded brings the full code', async () => {
+  for (const found of ['form[toolname]', 'iframe[allow*="tools"]']) {
+    const p = page();
+    p.document.found = (s) => (s.split(', ').includes(found) ? [{}] : []);
+    p.document.readyState = 'interactive';
+    p.document.dispatchEvent(new Event('DOMContentLoaded'));
+    assert.equal(p.installs(), 1, found);
+    p.document.found = null; // the full code comes next: its own reading of the document is not this test's
+    await until(() => p.run('document.modelContext.getTools') && p.window[NS] === undefined);
+  }
+});
+
+test('native: the MAIN stub tells the isolated stub when the frame needs the relay, once', async () => {
+  /** An iframe's load, as the document's capture listener sees it. */
+  const iframeLoad = (p) => {
+    const ev = new Event('load');
+    Object.defineProperty(ev, 'target', { value: { localName: 'iframe' } });
+    p.document.dispatchEvent(ev);
+  };
+  const installs = (p) => p.posted.filter((m) => m.type === 'install').length;
+  // A toolchange.
+  const a = nativeModelContext();
+  const pa = page({ native: a.mc });
+  await a.mc.registerTool({ name: 't', description: 'd', execute() {} });
+  await a.mc.registerTool({ name: 'u', description: 'd', execute() {} });
+  assert.equal(installs(pa), 1);
+  // Top frame: tools Chromium lists from a same-origin iframe, without a toolchange here.
+  const b = nativeModelContext();
+  const pb = page({ native: b.mc });
+  iframeLoad(pb);
+  await tick();
+  assert.equal(installs(pb), 0);
+  b.tools.set('in-iframe', { name: 'in-iframe' });
+  iframeLoad(pb);
+  await tick();
+  assert.equal(installs(pb), 1);
+  // An iframe given `tools` (the relay grants it), at DOMContentLoaded.
+  const c = nativeModelContext();
+  const pc = page({ native: c.mc });
+  pc.document.found = (s) => (s === 'iframe[allow*="tools"]' ? [{}] : []);
+  pc.document.dispatchEvent(new Event('DOMContentLoaded'));
+  assert.equal(installs(pc), 1);
+  // A page that replaced getTools fools only itself: no throw out of our listener.
+  const d = nativeModelContext();
+  const pd = page({ native: d.mc });
+  d.mc.getTools = () => {
+    throw new Error('page');
+  };
+  iframeLoad(pd);
+  assert.equal(installs(pd), 0);
 });
 
 test('polyfill: what the page does before the full code comes is there after it, in order', async () => {

@@ -53,7 +53,11 @@
     rApply(listen, D, ['load', (/** @type {any} */ ev) => {
       if (said || ev.target?.localName !== 'iframe') return;
       granting();
-      if (top) mc.getTools().then((/** @type {unknown[]} */ l) => l.length && say(), () => {});
+      try {
+        if (top) mc.getTools().then((/** @type {unknown[]} */ l) => l.length && say(), () => {});
+      } catch {
+        /* the page replaced getTools: it fools only itself */
+      }
     }, true]);
     if (D.readyState === 'loading') rApply(listen, D, ['DOMContentLoaded', granting, { once: true }]);
     else granting();
