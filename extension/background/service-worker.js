@@ -25,4 +25,5 @@ globalThis.sidecar = {
   routes: worker.routes,
   skills: worker.skills,
   chatSites: worker.chatSites,
+  panel: worker.panel,
 };

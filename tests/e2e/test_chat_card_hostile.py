@@ -15,12 +15,25 @@ from typing import Any
 import pytest
 from playwright.async_api import Page
 
-from tests.e2e.test_chat_sites import CALL, add_adapter, click, enable, open_chat, say, tools_page, ui, until
+# With test_chat_sites.py's fixtures: one browser and host for the module (`module_envs`), the
+# chat state reset before each test (`_chat_state_reset`, autouse).
+from tests.e2e.test_chat_sites import (  # noqa: F401
+    CALL,
+    _chat_state_reset,
+    add_adapter,
+    click,
+    enable,
+    module_envs,
+    open_chat,
+    say,
+    tools_page,
+    ui,
+    until,
+)
 from tests.support.browser import Browser
 from tests.support.chat_replica import Replica, Reply, serve_replica
 
-# Fresh: chat settings and adapters live in the browser and the host.
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
 @pytest.fixture

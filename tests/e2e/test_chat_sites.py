@@ -9,6 +9,9 @@ the page tools of an open local WebMCP page, or a real local MCP server's
 live in a closed shadow root: the test finds a button's place through the extension's isolated
 world and clicks it with real (trusted) input, as a user would.
 
+The tests share one browser and host (tests/e2e/conftest.py); each starts from no adapter of
+the user's, no local server, no site prefs and an empty operation log (`_chat_state_reset`).
+
 One test does it from the side panel's Chat sites view: the view turns the site on and picks the
 server's `get-sum` (its `add` of older releases), the replica's model calls it, Run runs it, the
 result reaches the input box and the next request, the operation log has the call with the chat
@@ -37,7 +40,7 @@ from tests.support.browser import Browser
 from tests.support.chat_replica import Replica, Reply, serve_replica
 from webmcp_sidecar import EXTENSION_ID
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.fresh_browser]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 CALL = '<tool_call>{"name": "add", "arguments": {"a": 2, "b": 3}}</tool_call>'
 
@@ -55,15 +58,47 @@ SLOW = 30_000  # ms: the host, then the local server (node) start on first use
 
 
 @pytest.fixture
-def sidecar_env(sidecar_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
-    """The conftest's, with a private config dir (servers.json) for the local MCP server."""
-    return {**sidecar_env, "WEBMCP_SIDECAR_CONFIG_DIR": str(tmp_path / "config")}
-
-
-@pytest.fixture
 def mode() -> str:
     """The chat path does not depend on the page's WebMCP flavour (see the docstring)."""
     return "polyfill"
+
+
+@pytest.fixture(scope="module")
+def module_envs(module_envs: Any) -> Any:
+    """The conftest's, its one environment (the tests share a browser and host) with a config
+    dir of the module's, where the tests that use the local MCP server add it (`add_server`)."""
+    module_envs.get("polyfill")["WEBMCP_SIDECAR_CONFIG_DIR"] = str(module_envs.base / "config")
+    return module_envs
+
+
+@pytest.fixture(autouse=True)
+async def _chat_state_reset(browser: Browser, sidecar_env: dict[str, str]) -> None:
+    """The tests share a browser and host (tests/e2e/conftest.py resets tabs, registry and
+    skills): what an earlier test left of the chat sites goes too, before each test. The local
+    MCP server (its tools would lengthen the toolbar's list: a test without it has none) and
+    the worker's cached list of its tools; the user's adapters (the CLI's `remove`, which also
+    forgets their verification); every site's prefs (tools on, chosen and allowed tools,
+    auto-run and auto-send: a later replica may get an earlier one's port); the worker's memory
+    of the adapters it reported verified (at most once a minute per name: a re-added
+    `replica-sse` would not be verified again) and of stale ones; and the operation log (read
+    whole by `panel_log`)."""
+    await asyncio.to_thread(remove_added, sidecar_env)
+    worker = await browser.worker()
+    await until(
+        lambda: worker.evaluate(
+            "() => globalThis.sidecar.chatSites.adapters.every((a) => !a.name.startsWith('replica-'))"
+        ),
+        "the removed adapters gone from the worker",
+    )
+    await worker.evaluate("""async () => {
+      const cs = globalThis.sidecar.chatSites;
+      for (const site of Object.keys(cs.prefs)) delete cs.prefs[site];
+      await chrome.storage.local.remove('chatSites.prefs');
+      cs.serverTools = null;
+      cs.verifiedSent.clear();
+      cs.stale.clear();
+      globalThis.sidecar.panel.clearLog();
+    }""")
 
 
 @pytest.fixture
@@ -265,6 +300,18 @@ def add_server(env: dict[str, str]) -> None:
     )  # fmt: skip
 
 
+def remove_added(env: dict[str, str]) -> None:
+    """The local server and the user's adapters a test added, removed with the CLIs."""
+    servers = Path(env["WEBMCP_SIDECAR_CONFIG_DIR"]) / "servers.json"
+    if servers.exists() and "everything" in json.loads(servers.read_text()).get("mcpServers", {}):
+        subprocess.run(
+            [sys.executable, "-m", "webmcp_sidecar", "servers", "remove", "everything"],
+            env={**os.environ, **env}, capture_output=True, text=True, check=True, timeout=60,
+        )  # fmt: skip
+    for added in (Path(env["WEBMCP_SIDECAR_DATA_DIR"]) / "chat-sites").glob("*.chat.json"):
+        cli(env, "remove", added.name.removesuffix(".chat.json"))
+
+
 async def tools_page(browser: Browser, site_url: str) -> tuple[Page, str]:
     page = await browser.open(site_url + "tools.html")
     host = site_url.split("/")[2]
@@ -422,10 +469,10 @@ async def test_a_site_not_enabled_is_never_touched(browser, sidecar_env, tmp_pat
 
 
 @pytest.mark.skipif(not EVERYTHING.exists(), reason="npm dev dependencies not installed (npm ci)")
-async def test_side_panel_view_and_a_local_mcp_server(browser, sidecar_env, sse):
+async def test_side_panel_view_and_a_local_mcp_server(browser, sidecar_env, tmp_path, sse):
     # server-everything's `add` of older releases is `get-sum` in the one installed here.
     await asyncio.to_thread(add_server, sidecar_env)
-    host = add_adapter(sidecar_env, Path(sidecar_env["WEBMCP_SIDECAR_CONFIG_DIR"]).parent, sse)
+    host = add_adapter(sidecar_env, tmp_path, sse)
     page, tab = await open_chat(browser, sse)
 
     panel = await browser.ctx.new_page()

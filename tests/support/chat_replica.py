@@ -150,7 +150,8 @@ def serve_replica(kind: str) -> Iterator[Replica]:
     replica = Replica(kind)
     cls = type("Handler", (_Handler,), {"replica": replica})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(cls, directory=str(SITE)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() waits for serve_forever's next poll: 0.05 s, not the default 0.5 s, per replica.
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     replica.url = f"http://127.0.0.1:{server.server_address[1]}/"
     try:
         yield replica

@@ -14,7 +14,8 @@ import pytest
 
 from webmcp_sidecar.native_host.servers_link import ServersLink
 from webmcp_sidecar.servers.config import ServersConfig
-from webmcp_sidecar.servers.runner import ServerError, ServerStatus
+from webmcp_sidecar.servers.runner import ServerError
+from webmcp_sidecar.servers.status import ServerStatus
 
 pytestmark = pytest.mark.anyio
 

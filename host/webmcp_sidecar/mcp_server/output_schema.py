@@ -22,7 +22,6 @@ import logging
 from functools import lru_cache
 from typing import Any
 
-from jsonschema import Draft202012Validator, validators
 from mcp import types
 
 from webmcp_sidecar.mcp_server.results import error_result
@@ -61,6 +60,8 @@ def problem(schema: Any) -> str | None:
     if schema.get("type", "object") != "object":
         return "it does not describe an object (MCP wants `type: object`)"
     schema = {"type": "object", **schema}
+    from jsonschema import Draft202012Validator, validators  # on first use: not at the entry's start
+
     try:
         # As the client will (formats included: its `regex` compiles each pattern with `re`,
         # which compiles but never runs them here).

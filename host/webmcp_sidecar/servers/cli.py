@@ -161,7 +161,7 @@ def _add(config: ServersConfig, args: argparse.Namespace) -> int:
 
 def _list(config: ServersConfig, args: argparse.Namespace) -> int:
     from webmcp_sidecar import paths
-    from webmcp_sidecar.servers.manager import load_status
+    from webmcp_sidecar.servers.status import load_status
 
     doc = config.load()
     known = load_status(paths.log_dir() / "servers")

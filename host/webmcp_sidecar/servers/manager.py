@@ -10,7 +10,6 @@ and `timeout` apply at once.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -22,10 +21,12 @@ import mcp.types as types
 from webmcp_sidecar import paths
 from webmcp_sidecar.servers.config import ServerConfigError, ServerEntry, ServersConfig
 from webmcp_sidecar.servers.logfile import ServerLog
-from webmcp_sidecar.servers.runner import ProgressFn, Runner, ServerError, ServerStatus
-from webmcp_sidecar.textfiles import atomic_write
+from webmcp_sidecar.servers.runner import ProgressFn, Runner, ServerError
+from webmcp_sidecar.servers.status import STATUS_FILE, ServerStatus, load_status, save_status
 
-__all__ = ["ServerError", "ServerManager", "ServerStatus"]
+__all__ = [
+    "STATUS_FILE", "ServerError", "ServerManager", "ServerStatus", "load_status", "save_status",
+]
 
 log = logging.getLogger(__name__)
 # What a restart is needed for when it changes (the rest applies to a running server at once).
@@ -255,26 +256,3 @@ class ServerManager:
                 else:
                     wait = min(wait, max(left, 0.5))
             await asyncio.sleep(max(wait, 0.05))
-
-
-STATUS_FILE = "status.json"
-
-
-def save_status(log_dir: Path, statuses: list[ServerStatus]) -> None:
-    """The last known status, beside the logs, for `servers list` (another process) to show.
-    Merged by name: a manager writes only the servers it ran (last writer wins for those)."""
-    merged = load_status(log_dir) | {s.name: s for s in statuses}
-    data = json.dumps({"at": time.time(), "servers": [s.model_dump(mode="json") for s in merged.values()]})
-    try:
-        paths.ensure_private_dir(log_dir)
-        atomic_write(log_dir / STATUS_FILE, data + "\n")
-    except OSError:
-        pass  # only informative
-
-
-def load_status(log_dir: Path) -> dict[str, ServerStatus]:
-    try:
-        raw = json.loads((log_dir / STATUS_FILE).read_text(encoding="utf-8"))
-        return {s["name"]: ServerStatus.model_validate(s) for s in raw["servers"]}
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}

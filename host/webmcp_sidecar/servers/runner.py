@@ -14,21 +14,20 @@ import signal
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 import mcp.types as types
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
-from pydantic import BaseModel
 
 from webmcp_sidecar import __version__
 from webmcp_sidecar.servers.config import ServerConfigError, ServerEntry
 from webmcp_sidecar.servers.logfile import ServerLog
+from webmcp_sidecar.servers.status import State
 from webmcp_sidecar.servers.transports import open_transport, watched
 
-State = Literal["stopped", "starting", "running", "crashed", "failed"]
 START_TIMEOUT_S = 30.0
 BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
 MAX_CRASHES = 5  # in a row (a server up for STABLE_S starts the count again): then `failed`
@@ -39,16 +38,6 @@ ProgressFn = Callable[[float, float | None, str | None], None]
 
 class ServerError(Exception):
     """A server could not be used; str() says why in plain words."""
-
-
-class ServerStatus(BaseModel):
-    name: str
-    kind: Literal["stdio", "http", "sse"]
-    enabled: bool
-    state: State
-    tools: int
-    last_error: str | None = None
-    pid: int | None = None
 
 
 def plain(e: BaseException) -> str:

@@ -26,15 +26,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import referencing
-import referencing.exceptions
-from jsonschema import Draft202012Validator, ValidationError, validators
 
 from webmcp_sidecar.tools.safe_regex import compile_pattern, search
 from webmcp_sidecar.tools.schema_refs import inspect
+
+if TYPE_CHECKING:
+    import referencing
+    from jsonschema import ValidationError
 
 DEADLINE_S = 1.0  # the most one check may take, in a worker thread
 INLINE_BUDGET_S = 0.002  # how long a check may hold the event loop before moving to a thread
@@ -68,12 +69,39 @@ def _searched(patrn: str, text: str) -> bool:
     return search(patrn, text)
 
 
+# jsonschema and referencing load on the first check, not with the module: the MCP entry imports
+# this at start, and most of its clients' sessions begin with no call (~60 ms of its start).
+_loaded = False
+
+
+def _load() -> None:
+    """Imports jsonschema (and referencing) once, outside any check's deadline."""
+    global _loaded
+    if not _loaded:
+        import jsonschema  # noqa: F401
+        import referencing.exceptions  # noqa: F401
+
+        _loaded = True
+
+
 def _refuse(uri: str) -> referencing.Resource[Any]:
+    import referencing.exceptions
+
     # referencing's attrs classes declare their fields in a way mypy cannot read (hence also below).
     raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
-_NO_FETCH: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
+@lru_cache(maxsize=1)
+def _no_fetch() -> referencing.Registry[Any]:
+    import referencing
+
+    return referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
+
+
+def _error(message: str) -> ValidationError:
+    from jsonschema import ValidationError
+
+    return ValidationError(message)
 
 
 # --- keywords: page regexes through RE2, no quadratic uniqueItems, a deadline everywhere ----------
@@ -81,7 +109,7 @@ _NO_FETCH: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  #
 def _pattern(validator: Any, patrn: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
     if validator.is_type(instance, "string") and compile_pattern(patrn) is not None \
             and not _searched(patrn, instance):
-        yield ValidationError(f"{_short(repr(instance))} does not match {_short(repr(patrn))}")
+        yield _error(f"{_short(repr(instance))} does not match {_short(repr(patrn))}")
 
 
 def _pattern_properties(validator: Any, pp: dict[str, Any], instance: Any, schema: Any) -> Iterator[Any]:
@@ -111,12 +139,12 @@ def _additional_properties(validator: Any, ap: Any, instance: Any, schema: Any) 
             names = ", ".join(repr(e) for e in sorted(extras))
             verb = "does" if len(extras) == 1 else "do"
             listed = ", ".join(repr(p) for p in sorted(patterns))
-            yield ValidationError(_short(f"{names} {verb} not match any of the regexes: {listed}"))
+            yield _error(_short(f"{names} {verb} not match any of the regexes: {listed}"))
         else:
             names = ", ".join(repr(e) for e in sorted(extras))
             verb = "was" if len(extras) == 1 else "were"
             text = f"Additional properties are not allowed ({names} {verb} unexpected)"
-            yield ValidationError(_short(text))
+            yield _error(_short(text))
 
 
 def _unique_items(validator: Any, ui: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
@@ -127,7 +155,7 @@ def _unique_items(validator: Any, ui: Any, instance: Any, schema: Any) -> Iterat
                 _tick()
             key = _canonical(item)
             if key in seen:
-                yield ValidationError(f"{_short(repr(instance))} has non-unique elements")
+                yield _error(f"{_short(repr(instance))} has non-unique elements")
                 return
             seen.add(key)
 
@@ -159,6 +187,8 @@ def _timed(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 @lru_cache(maxsize=32)
 def _safe_class(base: Any, skip_unevaluated_properties: bool) -> Any:
+    from jsonschema import validators
+
     own: dict[str, Callable[..., Any]] = {
         "pattern": _pattern, "patternProperties": _pattern_properties,
         "additionalProperties": _additional_properties, "uniqueItems": _unique_items,
@@ -196,6 +226,8 @@ Built = Any  # a validator, None (not enforced: the page judges), or _Refused
 
 
 def _build(schema_json: str) -> Built:
+    from jsonschema import Draft202012Validator, validators
+
     schema = json.loads(schema_json)
     if not isinstance(schema, dict | bool):
         return None
@@ -203,7 +235,7 @@ def _build(schema_json: str) -> Built:
     # The schema against its metaschema, with no `format` checks (jsonschema's `regex` format
     # would compile every page pattern with Python's `re`).
     meta = _safe_class(validators.validator_for(base.META_SCHEMA, default=base), False)
-    if next(meta(base.META_SCHEMA, registry=_NO_FETCH).iter_errors(schema), None) is not None:
+    if next(meta(base.META_SCHEMA, registry=_no_fetch()).iter_errors(schema), None) is not None:
         return None  # a page's broken schema cannot be enforced; the page gets to judge
     found = inspect(schema)
     if found.problem:
@@ -211,7 +243,7 @@ def _build(schema_json: str) -> Built:
     if any(compile_pattern(p) is None for p in found.property_patterns):
         return None  # a property-name regex RE2 cannot run: the page judges
     skip = found.unevaluated_properties and bool(found.property_patterns)
-    return _safe_class(base, skip)(schema, registry=_NO_FETCH)
+    return _safe_class(base, skip)(schema, registry=_no_fetch())
 
 
 class _Cache:
@@ -253,6 +285,7 @@ def check_arguments(schema_json: str | None, args: Any,
     `check_arguments_async`."""
     if schema_json is None:
         return None
+    _load()
     _clock.deadline = time.monotonic() + deadline_s
     try:
         hit, built = _cache.get(schema_json)
@@ -276,6 +309,8 @@ async def check_arguments_async(schema_json: str | None, args: Any,
     """`check_arguments` that never holds the event loop for more than a few milliseconds."""
     if schema_json is None:
         return None
+    if not _loaded:
+        await anyio.to_thread.run_sync(_load)
     hit, built = _cache.get(schema_json)
     if hit:
         _clock.deadline, _clock.inline = time.monotonic() + INLINE_BUDGET_S, True
@@ -306,6 +341,8 @@ def _run(built: Built, args: Any, words: _Words = ARGUMENTS) -> str | None:
         return None
     if isinstance(built, _Refused):
         return words.refused(built.problem)
+    import referencing.exceptions
+
     try:
         errors = list(islice(built.iter_errors(args), _MAX_ERRORS))
     except referencing.exceptions.Unresolvable as e:
