@@ -121,13 +121,21 @@
   for (const k of oKeys(shared)) ns[k] = shared[k];
   // Interfaces taken at first need, not at document_start: Blink makes an interface's objects on
   // first touch (Element alone: 33 KB per frame). A page that replaced them by then fools only itself.
+  let eventsDone = false;
+  /** The channel's events only: what asking for the rest needs (surface.js, native.js). */
+  ns.events = () => {
+    if (eventsDone) return ns;
+    eventsDone = true;
+    ns.CustomEventC = CustomEvent;
+    ns.detailOf = oGetOwnPropertyDescriptor(CustomEvent.prototype, 'detail')?.get;
+    return ns;
+  };
   let domDone = false;
   ns.dom = () => {
     if (domDone) return ns;
     domDone = true;
+    ns.events();
     ns.DOMExceptionC = DOMException;
-    ns.CustomEventC = CustomEvent;
-    ns.detailOf = oGetOwnPropertyDescriptor(CustomEvent.prototype, 'detail')?.get;
     ns.AbortControllerC = AbortController;
     ns.AbortSignalC = AbortSignal;
     ns.NodeC = Node;
@@ -142,7 +150,8 @@
     ns.elRemoveAttribute = Element.prototype.removeAttribute;
     return ns;
   };
-  // Likewise, what only the injected files use: taken when the stub asks for them (surface.js).
+  // Likewise, what only the injected files use: taken by the first of them (json-safe.js), not
+  // when the stub asks: a tool form's ask runs in DOMContentLoaded's listener, and DCL waits for it.
   let lateDone = false;
   ns.late = () => {
     if (lateDone) return;

@@ -6,6 +6,7 @@
 
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns || !ns.surface || ns.surface.adopted) return; // no stub waiting for us (see adopt.js)
+  ns.late(); // base.js: what the injected files take besides, first of them (lib/page-files.js)
   const {
     rApply, oKeys, oToString, isArray, StringC, MapC, SetC, WeakSetC, ErrorC, NodeC, ArrayBufferIsView,
     DataViewC, RegExpC, NumberC, BooleanC, strToLower, strSplit, elGetAttribute, cut, squash, isObj, MAX_DEPTH,

@@ -8,7 +8,7 @@
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
     W, D, R, rApply, oCreate, oDefineProperty, oGetOwnPropertyDescriptor, oGetPrototypeOf, PromiseC, dispatch, listen,
-    docQuerySelectorAll, PAGE_EVENT, isObj, errorMessage, plainJson, requestUserInteraction, installLegacy, dom,
+    docQuerySelectorAll, PAGE_EVENT, isObj, errorMessage, plainJson, requestUserInteraction, installLegacy, dom, events,
   } = ns;
   const ProxyC = Proxy;
   const rGet = R.get;
@@ -17,7 +17,7 @@
   /** A word to the ISOLATED world (the stub, or the relay). @param {string} detail */
   const tell = (detail) => {
     try {
-      rApply(dispatch, W, [new (dom().CustomEventC)(PAGE_EVENT, { detail })]);
+      rApply(dispatch, W, [new (events().CustomEventC)(PAGE_EVENT, { detail })]);
     } catch {
       /* nothing to tell it to */
     }

@@ -90,7 +90,8 @@
     let full;
     let asked = false;
     let touched = false; // the page read document.modelContext
-    // The pseudo-classes (selectors.js) from the first touch of WebMCP: no form is active before.
+    // The pseudo-classes (selectors.js) from the page's first read of document.modelContext, or
+    // once the full code is here: no form can be active before.
     let selected = false;
     const selectors = () => {
       if (!selected) installSelectors();
@@ -111,9 +112,7 @@
       if (asked) return;
       asked = true;
       if (forms) forms.disconnect();
-      selectors();
       perm(); // frame-remote.js reads ns.toolsDenied
-      ns.late(); // base.js: what the injected files need besides
       // The files the worker injects find the namespace here; adopt.js removes it.
       try {
         oDefineProperty(W, NS, { value: ns, configurable: true });
@@ -121,7 +120,7 @@
         /* planted by the page: the full code never comes for this document */
       }
       try {
-        rApply(dispatch, W, [new ns.CustomEventC(PAGE_EVENT, { detail: INSTALL })]);
+        rApply(dispatch, W, [new (ns.events().CustomEventC)(PAGE_EVENT, { detail: INSTALL })]);
       } catch {
         /* nothing to ask */
       }
@@ -376,7 +375,7 @@
     rApply(listen, W, ['message', onMessage]);
     // The isolated stub's words: `install` (it installs for reasons of its own), `install_refused`.
     rApply(listen, W, [EXT_EVENT, (/** @type {Event} */ ev) => {
-      const d = rApply(dom().detailOf, ev, []);
+      const d = rApply(ns.events().detailOf, ev, []);
       if (!asked && d === INSTALL) use();
       else if (d === REFUSED) refuse();
     }]);
@@ -428,6 +427,7 @@
       adopt(f) {
         full = f;
         if (forms) forms.disconnect();
+        selectors(); // a form can be active from now on
         drain(queue);
       },
     };
