@@ -18,7 +18,11 @@ plus one per out-of-process frame's site, over the frames); and, in profiled loa
 own (`--cpu-rounds`), the CPU time V8's sampling profiler saw in extension scripts
 (chrome-extension:// URLs) in the page's main renderer.
 
-    .venv/bin/python -m bench.pageload [--rounds 5] [--cpu-rounds 1] [--pages article,frames,...]
+    .venv/bin/python -m bench.pageload [--rounds 5] [--cpu-rounds 1] [--launches 1] [--pages article,...]
+
+Each browser instance carries a bias of its own of several ms, as large as the effects measured
+(bare against the floor moved 0.66-1.10x from one launch to the next): `--launches N` pools the
+loads of N fresh sets of browsers and prints each launch's DCL ratio too.
 """
 
 from __future__ import annotations
@@ -331,10 +335,64 @@ async def ours_browser(tmp: Path, mode: str, ext: str | None) -> AsyncIterator[B
         await cm.__aexit__(None, None, None)
 
 
+async def one_launch(run: Path, floor: Path, base: str, modes: list[str], pages: list[str],
+                     variants: tuple[str, ...], extra: dict[str, str], args: argparse.Namespace,
+                     results: dict[tuple[str, str, str], Series],
+                     per_launch: dict[tuple[str, str, str], list[float]]) -> dict[tuple[str, str], str]:
+    """One set of browsers, its rounds added to `results`; the launch's own DCL ratios to
+    `per_launch`; the idle memory of ours at its end."""
+    mine: dict[tuple[str, str, str], Series] = {k: Series() for k in results}
+    async with contextlib.AsyncExitStack() as stack:
+        ctxs: dict[tuple[str, str], BrowserContext] = {}
+        for mode in modes:
+            native = mode == "native"
+            ctxs[(mode, "bare")] = await stack.enter_async_context(
+                plain_browser(run / f"bare-{mode}", None, native))
+            ctxs[(mode, "floor")] = await stack.enter_async_context(
+                plain_browser(run / f"floor-{mode}", floor, native))
+            for label in ("ours", *extra):
+                ctxs[(mode, label)] = await stack.enter_async_context(
+                    ours_browser(run / label, mode, extra.get(label)))
+        # One warm-up load of each page in each browser (caches, renderer spare).
+        for mode in modes:
+            for name in pages:
+                for v in variants:
+                    await load_once(ctxs[(mode, v)], base + page_path(name), Series(), False)
+        t0 = time.monotonic()
+        for r in range(args.rounds + args.cpu_rounds):
+            profile = r >= args.rounds
+            for name in pages:
+                for mode in modes:
+                    order = variants if r % 2 == 0 else variants[::-1]
+                    for v in order:
+                        if profile and v == "bare":
+                            continue
+                        await load_once(ctxs[(mode, v)], base + page_path(name),
+                                        mine[(mode, name, v)], profile)
+            print(f"round {r + 1}/{args.rounds + args.cpu_rounds} "
+                  f"({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
+        await asyncio.sleep(args.idle)  # let the worker and the host go idle
+        mem = {(label, m): idle_memory(run / label / f"profile-{m}")
+               for label in ("ours", *extra) for m in modes}
+    med = lambda xs: percentile(sorted(xs), 0.5)  # noqa: E731
+    for key, s in mine.items():
+        pooled = results[key]
+        pooled.dcl += s.dcl
+        pooled.load += s.load
+        pooled.heap += s.heap
+        pooled.cpu += s.cpu
+        floor_s = mine[(key[0], key[1], "floor")]
+        if s.dcl and floor_s.dcl:
+            per_launch[key].append(med(s.dcl) / med(floor_s.dcl))
+    return mem
+
+
 async def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--cpu-rounds", type=int, default=1)
+    ap.add_argument("--launches", type=int, default=1,
+                    help="fresh sets of browsers, their loads pooled (each instance has a bias of its own)")
     ap.add_argument("--pages", default=",".join(PAGES))
     ap.add_argument("--idle", type=float, default=5, help="seconds idle before memory is read")
     ap.add_argument("--ext", action="append", default=[], metavar="LABEL=DIR",
@@ -347,6 +405,8 @@ async def main() -> int:
     variants = (*VARIANTS, *extra)
     results: dict[tuple[str, str, str], Series] = {
         (m, p, v): Series() for m in MODES for p in PAGES for v in variants}
+    per_launch: dict[tuple[str, str, str], list[float]] = {
+        (m, p, v): [] for m in MODES for p in PAGES for v in variants}
     with tempfile.TemporaryDirectory(prefix="wms-pageload-") as tmp_s:
         tmp = Path(tmp_s)
         site = tmp / "site"
@@ -354,43 +414,25 @@ async def main() -> int:
         with serve(site) as port:
             write_site(site, f"http://localhost:{port}")
             floor = write_floor(tmp / "floor_ext")
-            async with contextlib.AsyncExitStack() as stack:
-                ctxs: dict[tuple[str, str], BrowserContext] = {}
-                for mode in modes:
-                    native = mode == "native"
-                    ctxs[(mode, "bare")] = await stack.enter_async_context(
-                        plain_browser(tmp / f"bare-{mode}", None, native))
-                    ctxs[(mode, "floor")] = await stack.enter_async_context(
-                        plain_browser(tmp / f"floor-{mode}", floor, native))
-                    for label in ("ours", *extra):
-                        ctxs[(mode, label)] = await stack.enter_async_context(
-                            ours_browser(tmp / label, mode, extra.get(label)))
-                base = f"http://127.0.0.1:{port}/"
-                # One warm-up load of each page in each browser (caches, renderer spare).
-                for mode in modes:
-                    for name in pages:
-                        for v in variants:
-                            await load_once(ctxs[(mode, v)], base + page_path(name), Series(), False)
-                t0 = time.monotonic()
-                for r in range(args.rounds + args.cpu_rounds):
-                    profile = r >= args.rounds
-                    for name in pages:
-                        for mode in modes:
-                            order = variants if r % 2 == 0 else variants[::-1]
-                            for v in order:
-                                if profile and v == "bare":
-                                    continue
-                                await load_once(ctxs[(mode, v)], base + page_path(name),
-                                                results[(mode, name, v)], profile)
-                    print(f"round {r + 1}/{args.rounds + args.cpu_rounds} "
-                          f"({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
-                await asyncio.sleep(args.idle)  # let the worker and the host go idle
-                mem = {(label, m): idle_memory(tmp / label / f"profile-{m}")
-                       for label in ("ours", *extra) for m in modes}
+            base = f"http://127.0.0.1:{port}/"
+            mem: dict[tuple[str, str], str] = {}
+            for launch in range(args.launches):
+                # Each browser instance carries a bias of its own of several ms (measured: 0.66-1.10x
+                # between bare and the floor from one launch to the next), so loads are pooled over
+                # `--launches` fresh sets of browsers; per launch, the DCL ratio is kept too.
+                run = tmp / f"launch{launch}"
+                mem = await one_launch(run, floor, base, modes, pages, variants, extra, args,
+                                       results, per_launch)
+                print(f"launch {launch + 1}/{args.launches} done", file=sys.stderr, flush=True)
     print(f"bench.pageload, {time.strftime('%Y-%m-%d %H:%M')} UTC, {os.cpu_count()} cores, "
           f"load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     for label in ("ours", *extra):
-        report(results, modes, pages, args.rounds, label)
+        report(results, modes, pages, args.rounds * args.launches, label)
+        if args.launches > 1:
+            for mode in modes:
+                for name in pages:
+                    ratios = " ".join(f"{x:.2f}" for x in per_launch[(mode, name, label)])
+                    print(f"  {label}, {mode}, {name}: DCL ours/floor per launch {ratios}")
     for (label, m), line in mem.items():
         print(f"\nidle, {label}, {m}: {line}")
     return 0
