@@ -8,8 +8,8 @@
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns || !ns.surface || ns.surface.adopted) return; // no stub waiting for us (see adopt.js)
   const {
-    W, rApply, isArray, jsonParse, MapC, CustomEventC, AbortControllerC, dispatch, listen, detailOf,
-    PAGE_EVENT, EXT_EVENT, isObj, domError, errorMessage, plainJson, resultText, NoResponse,
+    W, rApply, isArray, jsonParse, MapC, AbortControllerC, listen, detailOf,
+    EXT_EVENT, isObj, domError, errorMessage, plainJson, resultText, NoResponse, tell,
   } = ns;
 
   /**
@@ -24,9 +24,9 @@
     /** @param {unknown} msg */
     const post = (msg) => {
       try {
-        rApply(dispatch, W, [new CustomEventC(PAGE_EVENT, { detail: plainJson(msg) })]);
+        tell(plainJson(msg));
       } catch {
-        /* nothing to report to */
+        /* not JSON (plainJson threw): nothing to report */
       }
     };
 

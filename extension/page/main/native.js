@@ -7,21 +7,13 @@
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
-    W, D, R, rApply, oCreate, oDefineProperty, oGetOwnPropertyDescriptor, oGetPrototypeOf, PromiseC, dispatch, listen,
-    docQuerySelectorAll, PAGE_EVENT, isObj, errorMessage, plainJson, requestUserInteraction, installLegacy, dom, events,
+    W, D, R, rApply, oCreate, oDefineProperty, oGetOwnPropertyDescriptor, oGetPrototypeOf, PromiseC, listen,
+    docQuerySelectorAll, GRANTED_IFRAME, isObj, errorMessage, plainJson, requestUserInteraction, installLegacy, dom, tell,
   } = ns;
   const ProxyC = Proxy;
   const rGet = R.get;
   const promiseThen = PromiseC.prototype.then;
 
-  /** A word to the ISOLATED world (the stub, or the relay). @param {string} detail */
-  const tell = (detail) => {
-    try {
-      rApply(dispatch, W, [new (events().CustomEventC)(PAGE_EVENT, { detail })]);
-    } catch {
-      /* nothing to tell it to */
-    }
-  };
   /** Tells the relay why a tool failed. @param {unknown} name @param {unknown} e */
   const report = (name, e) => {
     const msg = { type: 'native-error', name: typeof name === 'string' ? name : '', message: errorMessage(e) };
@@ -44,7 +36,7 @@
     rApply(listen, mc, ['toolchange', say]);
     const granting = () => {
       try {
-        if (rApply(docQuerySelectorAll, D, ['iframe[allow*="tools"]']).length) say();
+        if (rApply(docQuerySelectorAll, D, [GRANTED_IFRAME]).length) say();
       } catch {
         /* no document element yet */
       }

@@ -12,7 +12,11 @@
    * Only a selector the browser rejected that names one is tried again with the attribute
    * declarative.js sets instead; else the SyntaxError stands (docs/WEBMCP_WPT.md).
    */
+  let installed = false;
+  /** Once (surface.js calls it at each read of document.modelContext). */
   function installSelectors() {
+    if (installed) return;
+    installed = true;
     try {
       if (CSS.supports('selector(:tool-form-active)')) return;
     } catch {

@@ -8,8 +8,8 @@
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
     W, D, rApply, reTest, oCreate, oFreeze, oDefineProperty, oGetOwnPropertyDescriptor, StringC, MapC, PromiseC, TypeErrorC, EventC,
-    EventTargetC, WeakMapC, wmGet, wmSet, dispatch, listen, unlisten, docQuerySelectorAll, isObj, opError, domError,
-    abortReason, plainJson, readToolDict, checkNewName, installLegacy, installSelectors, PAGE_EVENT, EXT_EVENT, NS, dom,
+    EventTargetC, WeakMapC, wmGet, wmSet, listen, unlisten, docQuerySelectorAll, isObj, opError, domError,
+    abortReason, plainJson, readToolDict, checkNewName, installLegacy, installSelectors, EXT_EVENT, NS, dom, tell, GRANTED_IFRAME,
   } = ns;
   const INSTALL = '{"type":"install"}';
   // The full code will not come (the worker's cap, or the extension went away).
@@ -90,13 +90,6 @@
     let full;
     let asked = false;
     let touched = false; // the page read document.modelContext
-    // The pseudo-classes (selectors.js) from the page's first read of document.modelContext, or
-    // once the full code is here: no form can be active before.
-    let selected = false;
-    const selectors = () => {
-      if (!selected) installSelectors();
-      selected = true;
-    };
     /** @type {any} */
     let forms;
     // What waits for the full code, in order (null prototype: no page patch sees it).
@@ -119,11 +112,7 @@
       } catch {
         /* planted by the page: the full code never comes for this document */
       }
-      try {
-        rApply(dispatch, W, [new (ns.events().CustomEventC)(PAGE_EVENT, { detail: INSTALL })]);
-      } catch {
-        /* nothing to ask */
-      }
+      tell(INSTALL);
     };
     /** @param {() => void} f @param {() => void} [fail] settles what f would have, if the code never comes */
     const defer = (f, fail) => {
@@ -297,7 +286,7 @@
         get modelContext() {
           if (this !== D) return undefined;
           touched = true;
-          selectors();
+          installSelectors(); // the pseudo-classes, from the first read or the full code: no form is active before
           return mc;
         },
       },
@@ -382,7 +371,7 @@
 
     // A tool form (declarative.js), or an iframe given `tools` (the relay grants it): looked for at
     // DOMContentLoaded, then in what is added or changed, until the code is asked for.
-    const FORM = 'form[toolname], iframe[allow*="tools"]';
+    const FORM = `form[toolname], ${GRANTED_IFRAME}`;
     const watchForms = () => {
       if (asked) return;
       if (rApply(docQuerySelectorAll, D, [FORM]).length) return use();
@@ -427,7 +416,7 @@
       adopt(f) {
         full = f;
         if (forms) forms.disconnect();
-        selectors(); // a form can be active from now on
+        installSelectors(); // a form can be active from now on
         drain(queue);
       },
     };
