@@ -25,6 +25,7 @@ from tests.e2e.test_chat_sites import (  # noqa: F401
     enable,
     module_envs,
     open_chat,
+    press_run,
     say,
     tools_page,
     ui,
@@ -115,7 +116,7 @@ async def test_a_hidden_or_covered_run_card_runs_nothing(
 
     # Shown plainly again, the same card runs on the user's click.
     await page.evaluate("() => ['hide', 'decoy'].forEach((id) => document.getElementById(id)?.remove())")
-    await click(browser, page, tab, "[data-act=run]")
+    await press_run(browser, page, tab)
     await until(lambda: tools.evaluate("() => window.calls === 1"), "the tool run once shown")
 
 
@@ -140,3 +141,41 @@ async def test_auto_run_cannot_be_turned_on_through_a_hidden_toolbar(
 
     await hidden_click(browser, page, tab, "[data-act=autorun]", ticked)
     assert not await ticked()  # the worker's state, redrawn: auto-run stays off
+
+
+async def test_a_run_card_moved_by_the_toolbar_itself_takes_the_next_click(
+    browser,
+    sidecar_env,
+    tmp_path,
+    site_url,
+    sse,
+):
+    """The guard's other side: a card our own toolbar moves (here: the card below it loses its
+    buttons once denied, and the bar, anchored at the bottom, lets it down) is shown anew, and once
+    seen there a while takes the user's first click. (It used to keep its old place as `seen`, so
+    that click was refused however long the user had looked at it.)"""
+    add_adapter(sidecar_env, tmp_path, sse)
+    tools, tools_host = await tools_page(browser, site_url)
+    page, tab = await open_chat(browser, sse)
+    await enable(browser, page, tab, tools_host)
+    other = CALL.replace('"a": 2', '"a": 4')
+    sse.replies.append(Reply(f"Two sums. {CALL} {other}"))
+    await say(sse, page, "What are 2 + 3 and 4 + 3?")
+
+    async def two_ready() -> list[dict[str, Any]]:
+        found = await ui(browser, tab, "[data-act=run]")
+        return found if len(found) == 2 and found[0]["ready"] else []
+
+    before = await until(two_ready, "two Run cards, ready")
+    denies = await ui(browser, tab, "[data-act=deny]")
+    await page.mouse.click(denies[-1]["x"], denies[-1]["y"])  # the older card, below (Deny is not guarded)
+
+    async def moved_and_ready() -> list[dict[str, Any]]:
+        found = await ui(browser, tab, "[data-act=run]")
+        return found if len(found) == 1 and found[0]["y"] != before[0]["y"] and found[0]["ready"] else []
+
+    await until(moved_and_ready, "the newer card moved down, ready again")
+    await click(browser, page, tab, "[data-act=run]")  # one click, no second try
+    await until(lambda: tools.evaluate("() => window.calls === 1"), "the tool run on the first click")
+    status = await ui(browser, tab, "[data-role=status]")
+    assert NOT_TAKEN not in status[0]["text"]

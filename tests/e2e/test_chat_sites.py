@@ -189,6 +189,28 @@ async def click(browser: Browser, page: Page, tab: int, selector: str) -> None:
     await page.mouse.click(found[0]["x"], found[0]["y"])
 
 
+async def press_run(browser: Browser, page: Page, tab: int) -> None:
+    """Presses the newest card's Run as a user does: once more when the toolbar refused the click.
+    A control can move between our reading it ready and the click (a redraw, the bar scrolled into
+    view); the guard (ui.js) then rightly refuses the click. A click taken removes the card's
+    buttons at once (main.js `run`), so a second press can never run a call twice."""
+    before = len(await until(lambda: ui(browser, tab, "[data-act=run]"), "a Run card"))
+
+    async def taken() -> bool:
+        return len(await ui(browser, tab, "[data-act=run]")) < before
+
+    for _ in range(4):
+        await click(browser, page, tab, "[data-act=run]")
+        try:
+            await until(taken, "the Run click taken", 30)
+            return
+        except AssertionError:
+            pass
+    status = await ui(browser, tab, "[data-role=status]")
+    said = status[0]["text"] if status else None
+    raise AssertionError(f"the Run click was never taken; the toolbar says: {said!r}")
+
+
 async def open_chat(browser: Browser, replica: Replica, query: str = "") -> tuple[Page, int]:
     """The replica's chat page, set up by `query` (tests/e2e/site/chat/chat.js), with the toolbar."""
     page = await browser.open(replica.url + query)
@@ -336,7 +358,7 @@ async def test_sse_replica_round_trip_run(browser, sidecar_env, tmp_path, site_u
     assert first.startswith(BLOCK_HEAD) and first.endswith("What is 2 + 3?")
     assert "- add: Add two numbers (read-only)" in first and '"a":{"type":"number"}' in first.replace(" ", "")
 
-    await click(browser, page, tab, "[data-act=run]")
+    await press_run(browser, page, tab)
     has_result = "() => document.getElementById('input').value.includes('[tool_result add]')"
     await until(lambda: page.evaluate(has_result), "the result in the input box")
     value = await page.input_value("#input")
@@ -384,7 +406,7 @@ async def test_ndjson_replica_malformed_deny_and_dom_fallback(
     # An answer the stream parser cannot read: the call is caught from the page's DOM.
     ndjson.replies.append(Reply(f"In another format: {CALL}", format="other"))
     await say(ndjson, page, "Once more")
-    await click(browser, page, tab, "[data-act=run]")
+    await press_run(browser, page, tab)
     # Auto-send: the result goes back as the next message by itself.
     await until(lambda: asyncio.sleep(0, len(ndjson.requests) == 4), "the result sent back")
     back = ndjson.requests[3]["messages"][-1]["content"]
@@ -434,7 +456,7 @@ async def test_a_stale_adapter_says_so_and_offers_the_dom_path(browser, sidecar_
 
     # The DOM path: the answer already on the page is read, its call caught and run.
     await click(browser, page, tab, "[data-act=dom-path]")
-    await click(browser, page, tab, "[data-act=run]")
+    await press_run(browser, page, tab)
     has_result = "() => document.getElementById('input').value.includes('[tool_result add]')"
     await until(lambda: page.evaluate(has_result), "the result in the input box")
     assert await tools.evaluate("() => window.calls") == 1
@@ -570,7 +592,7 @@ async def test_an_xhr_answer_that_is_not_text_is_read_once_loaded(
     ndjson.replies.append(Reply(f"Adding. {sum_call(4, 5)}", pieces=6))
     await say(ndjson, page, "What is 4 + 5?")
     assert ndjson.requests[0]["messages"][-1]["content"].startswith(BLOCK_HEAD)
-    await click(browser, page, tab, "[data-act=run]")
+    await press_run(browser, page, tab)
     has_result = "() => window.replica.draft.includes('[tool_result get-sum]')"
     await until(lambda: page.evaluate(has_result), "the server's result in the input box", tries=300)
     assert "The sum of 4 and 5 is 9." in await draft(page)
@@ -596,7 +618,7 @@ async def test_xhr_replica_round_trip_with_a_local_mcp_server(browser, sidecar_e
     await say(ndjson, page, "What is 2 + 3?")
     first = ndjson.requests[0]["messages"][-1]["content"]
     assert first.startswith(BLOCK_HEAD) and "- get-sum:" in first and first.endswith("What is 2 + 3?")
-    await click(browser, page, tab, "[data-act=run]")
+    await press_run(browser, page, tab)
     has_result = "() => window.replica.draft.includes('[tool_result get-sum]')"
     await until(lambda: page.evaluate(has_result), "the server's result in the input box", tries=300)
     assert "The sum of 2 and 3 is 5." in await draft(page)
@@ -729,7 +751,7 @@ async def test_only_chosen_tools_and_a_long_result_is_cut(browser, sidecar_env, 
     await until(lambda: ui(browser, tab, "[data-act=run]"), "the card waits for Run")
     await asyncio.sleep(0.5)
     assert len(await ui(browser, tab, "[data-act=run]")) == 1  # still waiting: nothing ran by itself
-    await click(browser, page, tab, "[data-act=run]")
+    await press_run(browser, page, tab)
     await until(lambda: page.evaluate("() => window.replica.draft.includes('[/tool_result]')"), "the result")
     await page.click("#send")
     await until(lambda: asyncio.sleep(0, len(sse.requests) == 3), "the result sent")
@@ -748,7 +770,7 @@ async def test_only_chosen_tools_and_a_long_result_is_cut(browser, sidecar_env, 
     await until(lambda: ui(browser, tab, "[data-act=run]"), "the pasted call's card")
     await asyncio.sleep(0.5)
     assert await tools.evaluate("() => window.calls") == 0  # not run by itself
-    await click(browser, page, tab, "[data-act=run]")
+    await press_run(browser, page, tab)
     await until(lambda: tools.evaluate("() => window.calls === 1"), "the pasted call run")
     has_result = "() => window.replica.draft.includes('[tool_result add]')"
     await until(lambda: page.evaluate(has_result), "its result")
@@ -756,7 +778,7 @@ async def test_only_chosen_tools_and_a_long_result_is_cut(browser, sidecar_env, 
 
 async def run_get_sum_and_send(browser: Browser, page: Page, tab: int) -> None:
     """Run the card's get-sum call: its result comes into the input box, and is sent."""
-    await click(browser, page, tab, "[data-act=run]")
+    await press_run(browser, page, tab)
     has_result = "() => document.getElementById('input').value.includes('[tool_result get-sum]')"
     await until(lambda: page.evaluate(has_result), "the server's result in the input box", tries=300)
     assert "The sum of 2 and 3 is 5." in await page.input_value("#input")

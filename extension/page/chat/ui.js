@@ -97,6 +97,25 @@
       io.disconnect();
       for (const el of root.querySelectorAll(`[${GUARD}]`)) io.observe(el);
     };
+    // Our own changes move controls too (a status line, a card above, the user scrolling the
+    // bar) without the browser reporting a visibility change: a control seen visible that has
+    // moved is shown anew from now, ready again MIN_SHOWN_MS later (else the user's next click
+    // on it would be refused however long they had looked at it).
+    let restamping = 0;
+    const restamp = () => {
+      restamping = 0;
+      for (const el of root.querySelectorAll(`[${GUARD}]`)) {
+        const k = keyOf(el), s = seen.get(k);
+        if (!s || s.at === where(el)) continue;
+        seen.set(k, { since: performance.now(), at: where(el) });
+        el.removeAttribute('data-ready');
+        clearTimeout(timers.get(el));
+        timers.set(el, setTimeout(() => el.setAttribute('data-ready', ''), MIN_SHOWN_MS));
+      }
+    };
+    const soon = () => { restamping ||= requestAnimationFrame(restamp); };
+    new MutationObserver(soon).observe(root, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ['hidden'] });
+    bar.addEventListener('scroll', soon, { passive: true });
     // Capturing, before the control's own listener: a click not proven seen does nothing (a
     // checkbox stays as it was).
     root.addEventListener('click', (e) => {
