@@ -263,7 +263,7 @@ async def enable(
     auto_run: bool = False,
 ) -> None:
     """Tools on for the chat site, the tools chosen (the tools page's `add` by default)."""
-    await click(browser, page, tab, "[data-act=enable]")
+    await check(browser, page, tab, "[data-act=enable]", "tools on for the site")
     await until(lambda: page.evaluate("() => !String(window.fetch).includes('[native code]')"), "the hook")
     await click(browser, page, tab, "[data-act=toggle-open]")
     for key in keys or (f"site:{tools_host}/add",):
