@@ -28,6 +28,15 @@ MARKS = """async (urls) => {
   return out;
 }"""
 
+NAVIGATOR_FIRST_READ = """() => {
+  const getter = () => String(Object.getOwnPropertyDescriptor(window, 'navigator').get);
+  const kind = () => (getter().includes('[native code]') ? 'native' : 'ours');
+  const before = kind();
+  const mc = navigator.modelContext;
+  const same = window.navigator.modelContext === mc;
+  return { before, legacy: typeof mc?.registerTool, after: kind(), same };
+}"""
+
 
 def slug(url: str) -> str:
     return url.split("/")[2].replace(".", "_").replace(":", "_")
@@ -49,6 +58,10 @@ async def test_a_tool_less_page_gets_only_the_stubs_and_one_with_tools_the_rest_
     # In each tab's isolated world: the stub, and the relay only where there are tools.
     marks = await worker.evaluate(MARKS, [site_url + "article.html", site_url + "tools.html?label=W"])
     assert marks == [{"stub": True, "relay": False}, {"stub": True, "relay": True}]
+    # The article never read `navigator`: the stub's getter stands in the browser's until the
+    # first read, which installs the older `navigator.modelContext` and puts the browser's back.
+    seen = await article.evaluate(NAVIGATOR_FIRST_READ)
+    assert seen == {"before": "ours", "legacy": "function", "after": "native", "same": True}
     await tools.close()
     await article.close()
 

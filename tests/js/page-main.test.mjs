@@ -80,6 +80,13 @@ function page({ native = null, secure = true, refuse = false, touched = null } =
   if (native) document.modelContext = native;
   const window = new EventTarget();
   Object.defineProperty(window, Symbol.toStringTag, { value: 'Window' }); // executeTool checks it
+  // As Blink has it: an accessor of the window's own, whose first call makes Navigator's objects.
+  const nav = new Navigator();
+  const navigatorGetter = function navigator() {
+    touched?.add('navigator');
+    return nav;
+  };
+  Object.defineProperty(window, 'navigator', { get: navigatorGetter, enumerable: true, configurable: true });
   const posted = [];
   let installs = 0;
   // The worker's part (background/page-install.js): the stub's `install` brings the full code, later.
@@ -104,7 +111,7 @@ function page({ native = null, secure = true, refuse = false, touched = null } =
   // A top-level window of its own origin: no cross-origin relatives (frame-remote.js).
   Object.assign(window, { parent: window, origin: 'https://a.test' });
   const globals = {
-    ...stubs, window, document, Document, Navigator, navigator: new Navigator(), location: { origin: 'https://a.test' },
+    ...stubs, window, document, Document, Navigator, location: { origin: 'https://a.test' },
     EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, queueMicrotask,
     MessageChannel, MessagePort, Proxy, WeakMap, URL, MessageEvent, Crypto, crypto, setTimeout, isSecureContext: secure,
   };
@@ -116,16 +123,19 @@ function page({ native = null, secure = true, refuse = false, touched = null } =
       Object.defineProperty(globals, name, { get: () => (touched.add(name), v), enumerable: true, configurable: true });
     }
   }
+  // `navigator` in the page's code reads the window's (window is the global object in a browser).
+  Object.defineProperty(globals, 'navigator', { get: () => window.navigator, enumerable: true, configurable: true });
   const ctx = vm.createContext(globals);
   for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
-  return { ctx, window, document, posted, installs: () => installs, run: (code) => vm.runInContext(code, ctx) };
+  return { ctx, window, document, posted, navigatorGetter, installs: () => installs, run: (code) => vm.runInContext(code, ctx) };
 }
 
 /** DOM interfaces (and `location`) whose objects Blink makes in a frame on first touch: a frame
  * that never uses WebMCP should not pay for them (bench/pageload.py, heap per frame). */
 const LAZY = ['Element', 'HTMLElement', 'HTMLInputElement', 'HTMLTextAreaElement', 'HTMLSelectElement', 'HTMLOptionElement',
   'HTMLFormElement', 'HTMLIFrameElement', 'DocumentFragment', 'Node', 'MutationObserver', 'CustomEvent', 'AbortController',
-  'AbortSignal', 'DOMException', 'URL', 'MessageChannel', 'MessagePort', 'MessageEvent', 'Crypto', 'crypto', 'location'];
+  'AbortSignal', 'DOMException', 'URL', 'MessageChannel', 'MessagePort', 'MessageEvent', 'Crypto', 'crypto', 'location',
+  'Navigator'];
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 /** Until `f()` holds: the full code comes a task after the stub asks, later on a busy machine. */
@@ -195,7 +205,7 @@ test('polyfill: a page that does not use the API asks for nothing; its namespace
   assert.equal(p.window[NS], undefined);
 });
 
-test('a page that never uses WebMCP: the stub reads no DOM interface but document and navigator\'s, in either mode', async () => {
+test('a page that never uses WebMCP: the stub reads no DOM interface but document\'s, in either mode', async () => {
   for (const native of [null, nativeModelContext().mc]) {
     const touched = new Set();
     const p = page({ native, touched });
@@ -389,4 +399,30 @@ test('polyfill: executeTool writes results and reads inputs as Chromium 156 does
   assert.match(out.noJson, /^TypeError: .*toJSON\(\) returns undefined$/);
   assert.equal(out.exposed, 'SecurityError: Only secure origins are allowed in the exposedTo list.');
   assert.equal(out.sorted, 'big,echo,empty,nested,none');
+});
+
+test('navigator.modelContext (the older API) comes at the page\'s first read of navigator, which then is the browser\'s again', () => {
+  for (const native of [null, nativeModelContext().mc]) {
+    const touched = new Set();
+    const p = page({ native, touched });
+    assert.ok(!touched.has('navigator') && !touched.has('Navigator'));
+    assert.notEqual(Object.getOwnPropertyDescriptor(p.window, 'navigator').get, p.navigatorGetter);
+    // The first read, any way the page makes it (here through window, then the global name).
+    const mc = p.run('window.navigator.modelContext');
+    assert.equal(typeof mc.registerTool, 'function');
+    const d = Object.getOwnPropertyDescriptor(p.window, 'navigator');
+    assert.equal(d.get, p.navigatorGetter);
+    assert.ok(d.enumerable && d.configurable);
+    assert.equal(p.run('navigator.modelContext'), mc);
+    // And it works: a tool registered through it is in the registry document.modelContext lists.
+    p.run(`navigator.modelContext.registerTool({ name: 'old', description: 'd', execute: () => 1 })`);
+    assert.throws(() => p.run(`navigator.modelContext.registerTool({ name: 'old', description: 'd', execute: () => 1 })`), /Duplicate/);
+  }
+});
+
+test('a page that made window.navigator its own before reading it keeps it, and the older API is not forced on it', () => {
+  const p = page();
+  p.run(`Object.defineProperty(window, 'navigator', { value: { mine: true }, configurable: true })`);
+  assert.equal(p.run('navigator.mine'), true);
+  assert.equal(p.run('navigator.modelContext'), undefined);
 });

@@ -6,7 +6,7 @@
   const ns = /** @type {any} */ (window)[Symbol.for('webmcp-sidecar.main-world.files')];
   if (!ns) return; // base.js stepped aside: another copy owns the page, or no secure context
   const {
-    oFreeze, oDefineProperty, oGetOwnPropertyDescriptor, StringC, MapC, SetC, isObj, typeError, domError,
+    W, rApply, oFreeze, oDefineProperty, oGetOwnPropertyDescriptor, StringC, MapC, SetC, isObj, typeError, domError,
     readToolDict, checkNewName,
   } = ns;
 
@@ -30,8 +30,39 @@
     return out;
   }
 
-  /** Unless the browser has its own. @param {LegacyBackend} backend */
+  /**
+   * At the page's first read of `window.navigator`: until then the legacy API cannot be reached,
+   * and a page that never reads it (many do not) keeps Blink from making `Navigator`'s objects in
+   * this world (~16 KB of heap per frame, bench/pageload.py "Heap per frame"). The page's first
+   * read puts `window.navigator` back as the browser had it, then installs.
+   * @param {LegacyBackend} backend
+   */
   function installLegacy(backend) {
+    const d = oGetOwnPropertyDescriptor(W, 'navigator');
+    if (!d?.get || !d.configurable) return install(backend);
+    let done = false;
+    const get = oGetOwnPropertyDescriptor(
+      {
+        get navigator() {
+          if (!done) {
+            done = true;
+            try {
+              oDefineProperty(W, 'navigator', d);
+            } catch {
+              /* the page made it its own meanwhile */
+            }
+            install(backend);
+          }
+          return rApply(/** @type {() => unknown} */ (d.get), this, []);
+        },
+      },
+      'navigator',
+    )?.get;
+    oDefineProperty(W, 'navigator', { get, set: d.set, enumerable: d.enumerable, configurable: true });
+  }
+
+  /** Unless the browser has its own. @param {LegacyBackend} backend */
+  function install(backend) {
     if ('modelContext' in navigator) return;
     /** @type {Map<string, {provided: boolean, take: () => void}>} the tools this API registered */
     const legacy = new MapC();
