@@ -125,6 +125,19 @@ def serve(root: Path) -> Iterator[int]:
         server.server_close()
 
 
+@contextlib.contextmanager
+def bench_site(prefix: str) -> Iterator[tuple[Path, Path, str]]:
+    """A temp dir with the pages served (127.0.0.1 and localhost) and the floor extension
+    written: (the dir, the floor's dir, the pages' base URL)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp_s:
+        tmp = Path(tmp_s)
+        site = tmp / "site"
+        site.mkdir()
+        with serve(site) as port:
+            write_site(site, f"http://localhost:{port}")
+            yield tmp, write_floor(tmp / "floor_ext"), f"http://127.0.0.1:{port}/"
+
+
 def write_floor(root: Path) -> Path:
     """The floor extension: one empty MAIN-world and one empty isolated-world content script
     where ours has its (every http(s) frame, document_start)."""
@@ -185,14 +198,24 @@ async def heap_per_frame(ctx: BrowserContext, page: Page) -> float:
     return total / len(page.frames)
 
 
-async def load_once(ctx: BrowserContext, url: str, s: Series, profile: bool) -> None:
+def site_blank(url: str) -> str:
+    """A page of `url`'s site that runs nothing (the bench site's frame.html; the demo's CSS)."""
+    if "/demo/" in url:
+        return url.replace("index.html", "style.css")
+    return url.rsplit("/", 1)[0] + "/frame.html"
+
+
+async def load_once(ctx: BrowserContext, url: str, s: Series, profile: bool, start: str = "tab") -> None:
+    """One load of `url` in a fresh tab. `start` "site": the tab shows a blank page of the same
+    site first, so the measured navigation stays in that renderer (no process start in it)."""
     page = await ctx.new_page()
     try:
+        if start == "site" and not profile:
+            await page.goto(site_blank(url))
         if profile:
             # Profile from the same origin's blank page on, so the navigation stays in the
             # renderer whose profiler runs.
-            await page.goto(url.rsplit("/", 1)[0] + "/frame.html" if "/demo/" not in url
-                            else url.replace("index.html", "style.css"))
+            await page.goto(site_blank(url))
             cdp = await ctx.new_cdp_session(page)
             await cdp.send("Profiler.enable")
             await cdp.send("Profiler.setSamplingInterval", {"interval": 100})
@@ -368,7 +391,7 @@ async def one_launch(run: Path, floor: Path, base: str, modes: list[str], pages:
                         if profile and v == "bare":
                             continue
                         await load_once(ctxs[(mode, v)], base + page_path(name),
-                                        mine[(mode, name, v)], profile)
+                                        mine[(mode, name, v)], profile, args.start)
             print(f"round {r + 1}/{args.rounds + args.cpu_rounds} "
                   f"({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
         await asyncio.sleep(args.idle)  # let the worker and the host go idle
@@ -398,6 +421,9 @@ async def main() -> int:
     ap.add_argument("--ext", action="append", default=[], metavar="LABEL=DIR",
                     help="another build of our extension (an A/B), its host connected too")
     ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--start", choices=("tab", "site"), default="tab",
+                    help="tab: each load in a fresh tab (a new renderer each time); site: the fresh tab on a "
+                         "blank page of the site first, the load in its renderer (no process start measured)")
     args = ap.parse_args()
     pages = [p for p in args.pages.split(",") if p]
     modes = [m for m in args.modes.split(",") if m]
@@ -407,23 +433,16 @@ async def main() -> int:
         (m, p, v): Series() for m in MODES for p in PAGES for v in variants}
     per_launch: dict[tuple[str, str, str], list[float]] = {
         (m, p, v): [] for m in MODES for p in PAGES for v in variants}
-    with tempfile.TemporaryDirectory(prefix="wms-pageload-") as tmp_s:
-        tmp = Path(tmp_s)
-        site = tmp / "site"
-        site.mkdir()
-        with serve(site) as port:
-            write_site(site, f"http://localhost:{port}")
-            floor = write_floor(tmp / "floor_ext")
-            base = f"http://127.0.0.1:{port}/"
-            mem: dict[tuple[str, str], str] = {}
-            for launch in range(args.launches):
-                # Each browser instance carries a bias of its own of several ms (measured: 0.66-1.10x
-                # between bare and the floor from one launch to the next), so loads are pooled over
-                # `--launches` fresh sets of browsers; per launch, the DCL ratio is kept too.
-                run = tmp / f"launch{launch}"
-                mem = await one_launch(run, floor, base, modes, pages, variants, extra, args,
-                                       results, per_launch)
-                print(f"launch {launch + 1}/{args.launches} done", file=sys.stderr, flush=True)
+    with bench_site("wms-pageload-") as (tmp, floor, base):
+        mem: dict[tuple[str, str], str] = {}
+        for launch in range(args.launches):
+            # Each browser instance carries a bias of its own of several ms (measured: 0.66-1.10x
+            # between bare and the floor from one launch to the next), so loads are pooled over
+            # `--launches` fresh sets of browsers; per launch, the DCL ratio is kept too.
+            run = tmp / f"launch{launch}"
+            mem = await one_launch(run, floor, base, modes, pages, variants, extra, args,
+                                   results, per_launch)
+            print(f"launch {launch + 1}/{args.launches} done", file=sys.stderr, flush=True)
     print(f"bench.pageload, {time.strftime('%Y-%m-%d %H:%M')} UTC, {os.cpu_count()} cores, "
           f"load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     for label in ("ours", *extra):
