@@ -76,6 +76,8 @@
     const where = (el) => { const r = el.getBoundingClientRect(); return `${r.x},${r.y},${r.width},${r.height}`; };
     /** @type {WeakMap<Element, ReturnType<typeof setTimeout>>} */
     const timers = new WeakMap();
+    /** Controls the browser itself has last reported visible (not a redraw's new ones yet). @type {WeakSet<Element>} */
+    const reported = new WeakSet();
     const io = new IntersectionObserver((entries) => {
       for (const e of entries) {
         const el = e.target;
@@ -85,8 +87,10 @@
         el.removeAttribute('data-ready');
         if (/** @type {any} */ (e).isVisible !== true || e.intersectionRatio < 0.99) {
           seen.delete(k);
+          reported.delete(el);
           continue;
         }
+        reported.add(el);
         let s = seen.get(k);
         if (!s || s.at !== where(el)) seen.set(k, s = { since: performance.now(), at: where(el) });
         // data-ready (inside the closed root: for the tests and the eye) once it may be pressed.
@@ -101,21 +105,20 @@
     // bar) without the browser reporting a visibility change: a control seen visible that has
     // moved is shown anew from now, ready again MIN_SHOWN_MS later (else the user's next click
     // on it would be refused however long they had looked at it).
-    let restamping = 0;
+    // Run in the observer's microtask, not at the next frame: until then the moved control would
+    // still say `data-ready` for its old place, and a click read off it would be refused.
     const restamp = () => {
-      restamping = 0;
       for (const el of root.querySelectorAll(`[${GUARD}]`)) {
         const k = keyOf(el), s = seen.get(k);
-        if (!s || s.at === where(el)) continue;
+        if (!s || !reported.has(el) || s.at === where(el)) continue;
         seen.set(k, { since: performance.now(), at: where(el) });
         el.removeAttribute('data-ready');
         clearTimeout(timers.get(el));
         timers.set(el, setTimeout(() => el.setAttribute('data-ready', ''), MIN_SHOWN_MS));
       }
     };
-    const soon = () => { restamping ||= requestAnimationFrame(restamp); };
-    new MutationObserver(soon).observe(root, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ['hidden'] });
-    bar.addEventListener('scroll', soon, { passive: true });
+    new MutationObserver(restamp).observe(root, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ['hidden'] });
+    bar.addEventListener('scroll', restamp, { passive: true });
     // Capturing, before the control's own listener: a click not proven seen does nothing (a
     // checkbox stays as it was).
     root.addEventListener('click', (e) => {
