@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import BrowserContext, Page, async_playwright
+from playwright.async_api import BrowserContext, Page, Worker, async_playwright
 from tests.support.browser import chromium_args, ignored_default_args, launch
 
 from bench._util import percentile, table
@@ -172,6 +172,13 @@ class Series:
     heap: list[float] = field(default_factory=list)  # bytes per frame
     cpu: list[float] = field(default_factory=list)  # ms in extension scripts
 
+    def add(self, other: Series) -> None:
+        """Pools `other`'s loads into these."""
+        self.dcl += other.dcl
+        self.load += other.load
+        self.heap += other.heap
+        self.cpu += other.cpu
+
 
 TIMING = """() => { const n = performance.getEntriesByType('navigation')[0];
   return [n.domContentLoadedEventEnd - n.startTime, n.loadEventEnd - n.startTime]; }"""
@@ -210,12 +217,10 @@ async def load_once(ctx: BrowserContext, url: str, s: Series, profile: bool, sta
     site first, so the measured navigation stays in that renderer (no process start in it)."""
     page = await ctx.new_page()
     try:
-        if start == "site" and not profile:
+        if profile or start == "site":
+            # (Profiled: so the navigation stays in the renderer whose profiler runs.)
             await page.goto(site_blank(url))
         if profile:
-            # Profile from the same origin's blank page on, so the navigation stays in the
-            # renderer whose profiler runs.
-            await page.goto(site_blank(url))
             cdp = await ctx.new_cdp_session(page)
             await cdp.send("Profiler.enable")
             await cdp.send("Profiler.setSamplingInterval", {"interval": 100})
@@ -245,6 +250,14 @@ def ext_cpu_ms(prof: dict[str, Any]) -> float:
     return sum(d for sid, d in zip(samples[1:], deltas[1:], strict=False) if sid in ours) / 1000
 
 
+def med(xs: list[float]) -> float:
+    return percentile(sorted(xs), 0.5)
+
+
+def p99(xs: list[float]) -> float:
+    return percentile(sorted(xs), 0.99)
+
+
 def fmt(x: float) -> str:
     return f"{x:.0f}" if x >= 100 else f"{x:.1f}"
 
@@ -259,8 +272,6 @@ def report(results: dict[tuple[str, str, str], Series], modes: list[str], pages:
         rows = []
         for name in pages:
             b, f, o = (results[(mode, name, v)] for v in ("bare", "floor", label))
-            med = lambda xs: percentile(sorted(xs), 0.5)  # noqa: E731
-            p99 = lambda xs: percentile(sorted(xs), 0.99)  # noqa: E731
             rows.append([
                 name,
                 f"{fmt(med(b.dcl))} / {fmt(med(f.dcl))} / {fmt(med(o.dcl))}",
@@ -327,13 +338,27 @@ def builds(specs: list[str]) -> dict[str, str]:
     return {label: str(Path(d).resolve()) for label, d in (e.split("=", 1) for e in specs)}
 
 
+def ours_env(tmp: Path, mode: str) -> dict[str, str]:
+    """The environment our browser (so its host) runs in: a HOME, logs and data of its own."""
+    home = tmp / f"home-{mode}"
+    home.mkdir(parents=True)
+    return {"HOME": str(home), "WEBMCP_SIDECAR_LOG_DIR": str(tmp / f"log-{mode}"),
+            "WEBMCP_SIDECAR_DATA_DIR": str(tmp / f"data-{mode}")}
+
+
+async def until_connected(worker: Worker, timeout: float = 30) -> None:
+    """Until our worker's host is connected."""
+    deadline = time.monotonic() + timeout
+    while not await worker.evaluate("() => globalThis.sidecar?.status().connected === true"):
+        if time.monotonic() > deadline:
+            raise TimeoutError("our host did not connect")
+        await asyncio.sleep(0.05)
+
+
 @contextlib.asynccontextmanager
 async def ours_browser(tmp: Path, mode: str, ext: str | None) -> AsyncIterator[BrowserContext]:
     """Our extension (or the build at `ext`) with its own host, once the host is connected."""
-    home = tmp / f"home-{mode}"
-    home.mkdir(parents=True)
-    env = {"HOME": str(home), "WEBMCP_SIDECAR_LOG_DIR": str(tmp / f"log-{mode}"),
-           "WEBMCP_SIDECAR_DATA_DIR": str(tmp / f"data-{mode}")}
+    env = ours_env(tmp, mode)
     saved = os.environ.get("WEBMCP_SIDECAR_EXTENSION_DIR")
     if ext:
         os.environ["WEBMCP_SIDECAR_EXTENSION_DIR"] = ext
@@ -347,12 +372,7 @@ async def ours_browser(tmp: Path, mode: str, ext: str | None) -> AsyncIterator[B
             else:
                 os.environ["WEBMCP_SIDECAR_EXTENSION_DIR"] = saved
     try:
-        w = await ours.worker()
-        deadline = time.monotonic() + 30
-        while not await w.evaluate("() => globalThis.sidecar.status().connected"):
-            if time.monotonic() > deadline:
-                raise TimeoutError("our host did not connect")
-            await asyncio.sleep(0.05)
+        await until_connected(await ours.worker())
         yield ours.ctx
     finally:
         await cm.__aexit__(None, None, None)
@@ -397,13 +417,8 @@ async def one_launch(run: Path, floor: Path, base: str, modes: list[str], pages:
         await asyncio.sleep(args.idle)  # let the worker and the host go idle
         mem = {(label, m): idle_memory(run / label / f"profile-{m}")
                for label in ("ours", *extra) for m in modes}
-    med = lambda xs: percentile(sorted(xs), 0.5)  # noqa: E731
     for key, s in mine.items():
-        pooled = results[key]
-        pooled.dcl += s.dcl
-        pooled.load += s.load
-        pooled.heap += s.heap
-        pooled.cpu += s.cpu
+        results[key].add(s)
         floor_s = mine[(key[0], key[1], "floor")]
         if s.dcl and floor_s.dcl:
             per_launch[key].append(med(s.dcl) / med(floor_s.dcl))

@@ -25,14 +25,25 @@ import json
 import os
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from playwright.async_api import BrowserContext, Worker, async_playwright
 from tests.support.browser import chromium_args, ignored_default_args, write_host_manifest
 
-from bench._util import percentile, table
-from bench.pageload import MODES, PAGES, Series, bench_site, load_once, page_path
+from bench._util import table
+from bench.pageload import (
+    MODES,
+    PAGES,
+    Series,
+    bench_site,
+    load_once,
+    med,
+    ours_env,
+    p99,
+    page_path,
+    until_connected,
+)
 from webmcp_sidecar import EXTENSION_ID
 from webmcp_sidecar.demo.chromium import extension_dir, find_chromium
 
@@ -56,10 +67,7 @@ async def paired_browser(tmp: Path, mode: str, floor: Path, switch: Path) -> Asy
     switch loaded."""
     profile = tmp / f"profile-{mode}"
     write_host_manifest(profile)
-    home = tmp / f"home-{mode}"
-    home.mkdir(parents=True)
-    env = {"HOME": str(home), "WEBMCP_SIDECAR_LOG_DIR": str(tmp / f"log-{mode}"),
-           "WEBMCP_SIDECAR_DATA_DIR": str(tmp / f"data-{mode}")}
+    env = ours_env(tmp, mode)
     exts = Path(",".join(str(p) for p in (extension_dir(), floor, switch)))
     async with async_playwright() as p:
         ctx = await p.chromium.launch_persistent_context(
@@ -72,14 +80,15 @@ async def paired_browser(tmp: Path, mode: str, floor: Path, switch: Path) -> Asy
             await ctx.close()
 
 
-async def worker_of(ctx: BrowserContext, prefix: str, timeout: float = 30) -> Worker:
+async def worker_of(ctx: BrowserContext, match: Callable[[str], bool], timeout: float = 30) -> Worker:
+    """The service worker whose URL `match`es, once it runs."""
     deadline = time.monotonic() + timeout
     while True:
         for w in ctx.service_workers:
-            if w.url.startswith(prefix):
+            if match(w.url):
                 return w
         if time.monotonic() > deadline:
-            raise TimeoutError(f"no service worker at {prefix}")
+            raise TimeoutError("no such service worker")
         with contextlib.suppress(Exception):
             await ctx.wait_for_event("serviceworker", timeout=1000)
 
@@ -94,14 +103,7 @@ class Switch:
         self.floor_id = ""
 
     async def start(self) -> None:
-        for w in self.ctx.service_workers:
-            if w.url.endswith("/sw.js") and EXTENSION_ID not in w.url:
-                self.sw = w
-        if self.sw is None:
-            self.sw = await worker_of(self.ctx, "chrome-extension://", 30)
-            while not self.sw.url.endswith("/sw.js"):
-                await asyncio.sleep(0.1)
-                self.sw = next(w for w in self.ctx.service_workers if w.url.endswith("/sw.js"))
+        self.sw = await worker_of(self.ctx, lambda url: url.endswith("/sw.js"))
         self.floor_id = await self.sw.evaluate(
             "async () => (await chrome.management.getAll()).find((e) => e.name === 'bench floor').id")
 
@@ -114,12 +116,7 @@ class Switch:
                }""",
             [EXTENSION_ID, self.floor_id, state == "ours", state == "floor"])
         if state == "ours":
-            ours = await worker_of(self.ctx, f"chrome-extension://{EXTENSION_ID}/")
-            deadline = time.monotonic() + 30
-            while not await ours.evaluate("() => globalThis.sidecar?.status().connected === true"):
-                if time.monotonic() > deadline:
-                    raise TimeoutError("our host did not connect")
-                await asyncio.sleep(0.05)
+            await until_connected(await worker_of(self.ctx, lambda url: EXTENSION_ID in url))
         # Ours just started its worker and host (a Python process: ~1 s of CPU): let that end, or
         # ours pays for its own start in the loads that follow.
         await asyncio.sleep(self.settle)
@@ -139,8 +136,6 @@ async def main() -> int:
     results = {(m, p, s): Series() for m in modes for p in pages for s in STATES}
     # Each block's own ours/floor DCL median ratio, by (mode, page).
     paired: dict[tuple[str, str], list[float]] = {(m, p): [] for m in modes for p in pages}
-    med = lambda xs: percentile(sorted(xs), 0.5)  # noqa: E731
-    p99 = lambda xs: percentile(sorted(xs), 0.99)  # noqa: E731
     with bench_site("wms-paired-") as (tmp, floor, base):
         switch = write_switch(tmp / "switch_ext")
         async with contextlib.AsyncExitStack() as stack:
@@ -164,10 +159,7 @@ async def main() -> int:
                 if b == 0:
                     continue
                 for key, s in block.items():
-                    r = results[key]
-                    r.dcl += s.dcl
-                    r.load += s.load
-                    r.heap += s.heap
+                    results[key].add(s)
                 for mode in modes:
                     for name in pages:
                         paired[(mode, name)].append(

@@ -189,26 +189,39 @@ async def click(browser: Browser, page: Page, tab: int, selector: str) -> None:
     await page.mouse.click(found[0]["x"], found[0]["y"])
 
 
+async def press(
+    browser: Browser, page: Page, tab: int, selector: str, done: Any, what: str, tries: int = 1
+) -> None:
+    """Presses a guarded toolbar control until `done()` holds, as a user does: again when the
+    toolbar refused the click. A control can move or be redrawn between our reading it ready and
+    the click (a state the worker pushes, the bar scrolled into view); the guard (ui.js) then
+    rightly refuses the click. Up to four presses, each given 3 s; then `tries` more waits."""
+    for _ in range(4):
+        if await done():
+            return
+        await click(browser, page, tab, selector)
+        try:
+            await until(done, what, 30)
+            return
+        except AssertionError:
+            pass
+    try:
+        await until(done, what, tries)
+    except AssertionError:
+        status = await ui(browser, tab, "[data-role=status]")
+        said = status[0]["text"] if status else None
+        raise AssertionError(f"never happened: {what}; the toolbar says: {said!r}") from None
+
+
 async def press_run(browser: Browser, page: Page, tab: int) -> None:
-    """Presses the newest card's Run as a user does: once more when the toolbar refused the click.
-    A control can move between our reading it ready and the click (a redraw, the bar scrolled into
-    view); the guard (ui.js) then rightly refuses the click. A click taken removes the card's
-    buttons at once (main.js `run`), so a second press can never run a call twice."""
+    """Presses the newest card's Run. A click taken removes the card's buttons at once (main.js
+    `run`), so a second press can never run a call twice."""
     before = len(await until(lambda: ui(browser, tab, "[data-act=run]"), "a Run card"))
 
     async def taken() -> bool:
         return len(await ui(browser, tab, "[data-act=run]")) < before
 
-    for _ in range(4):
-        await click(browser, page, tab, "[data-act=run]")
-        try:
-            await until(taken, "the Run click taken", 30)
-            return
-        except AssertionError:
-            pass
-    status = await ui(browser, tab, "[data-role=status]")
-    said = status[0]["text"] if status else None
-    raise AssertionError(f"the Run click was never taken; the toolbar says: {said!r}")
+    await press(browser, page, tab, "[data-act=run]", taken, "the Run click taken")
 
 
 async def open_chat(browser: Browser, replica: Replica, query: str = "") -> tuple[Page, int]:
@@ -231,26 +244,15 @@ async def verified_adapter(env: dict[str, str], name: str) -> dict[str, Any]:
 
 
 async def check(browser: Browser, page: Page, tab: int, selector: str, what: str, tries: int = 150) -> None:
-    """Ticks a toolbar checkbox (a real click) and waits until the worker's new state shows it ticked.
-    A state the worker pushes can redraw the toolbar between our reading a control ready and the
-    click: the guard (ui.js) then rightly refuses the new, unproven control, and a user clicks
-    again. So does this, reading the box again before each click (a click that did land but whose
-    state is slow would be undone by a second one, and is then redone)."""
+    """Ticks a toolbar checkbox (a real click) and waits until the worker's new state shows it
+    ticked. `press` reads the box again before each click: a click that did land but whose state
+    is slow would be undone by a second one, and is then redone."""
 
     async def ticked() -> bool:
         boxes = await ui(browser, tab, selector)
         return bool(boxes and boxes[0]["checked"])
 
-    for _ in range(4):
-        if await ticked():
-            return
-        await click(browser, page, tab, selector)
-        try:
-            await until(ticked, what, 30)
-            return
-        except AssertionError:
-            pass
-    await until(ticked, what, tries)
+    await press(browser, page, tab, selector, ticked, what, tries)
 
 
 async def enable(

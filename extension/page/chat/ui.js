@@ -78,6 +78,19 @@
     const timers = new WeakMap();
     /** Controls the browser itself has last reported visible (not a redraw's new ones yet). @type {WeakSet<Element>} */
     const reported = new WeakSet();
+    /** The control shown anew from now, where it is. @param {Element} el */
+    const anew = (el) => {
+      const s = { since: performance.now(), at: where(el) };
+      seen.set(keyOf(el), s);
+      el.removeAttribute('data-ready');
+      return s;
+    };
+    /** data-ready (inside the closed root: for the tests and the eye) once it may be pressed.
+     * @param {Element} el @param {{since: number}} s */
+    const arm = (el, s) => {
+      clearTimeout(timers.get(el));
+      timers.set(el, setTimeout(() => el.setAttribute('data-ready', ''), Math.max(0, MIN_SHOWN_MS - (performance.now() - s.since))));
+    };
     const io = new IntersectionObserver((entries) => {
       for (const e of entries) {
         const el = e.target;
@@ -91,10 +104,8 @@
           continue;
         }
         reported.add(el);
-        let s = seen.get(k);
-        if (!s || s.at !== where(el)) seen.set(k, s = { since: performance.now(), at: where(el) });
-        // data-ready (inside the closed root: for the tests and the eye) once it may be pressed.
-        timers.set(el, setTimeout(() => el.setAttribute('data-ready', ''), Math.max(0, MIN_SHOWN_MS - (performance.now() - s.since))));
+        const s = seen.get(k);
+        arm(el, s && s.at === where(el) ? s : anew(el));
       }
     }, /** @type {any} */ ({ threshold: [0, 0.99, 1], trackVisibility: true, delay: 100 }));
     const observeGuarded = () => {
@@ -109,12 +120,8 @@
     // still say `data-ready` for its old place, and a click read off it would be refused.
     const restamp = () => {
       for (const el of root.querySelectorAll(`[${GUARD}]`)) {
-        const k = keyOf(el), s = seen.get(k);
-        if (!s || !reported.has(el) || s.at === where(el)) continue;
-        seen.set(k, { since: performance.now(), at: where(el) });
-        el.removeAttribute('data-ready');
-        clearTimeout(timers.get(el));
-        timers.set(el, setTimeout(() => el.setAttribute('data-ready', ''), MIN_SHOWN_MS));
+        const s = seen.get(keyOf(el));
+        if (s && reported.has(el) && s.at !== where(el)) arm(el, anew(el));
       }
     };
     new MutationObserver(restamp).observe(root, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ['hidden'] });
@@ -134,10 +141,7 @@
       if (ok) return;
       e.preventDefault();
       e.stopImmediatePropagation();
-      if (s && s.at !== where(el)) { // moved: shown anew from now
-        seen.set(keyOf(el), { since: performance.now(), at: where(el) });
-        el.removeAttribute('data-ready');
-      }
+      if (s && s.at !== where(el)) anew(el); // moved: shown anew from now
       status.textContent = 'That click was not taken: the toolbar was covered, hidden, moved or only just shown. Look at it and press again.';
     }, true);
     let open = false;
