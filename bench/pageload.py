@@ -373,6 +373,7 @@ async def ours_browser(tmp: Path, mode: str, ext: str | None) -> AsyncIterator[B
                 os.environ["WEBMCP_SIDECAR_EXTENSION_DIR"] = saved
     try:
         await until_connected(await ours.worker())
+        await ours.stubs(ready=True)  # this mode's own stub, not the first moments' either-mode one
         yield ours.ctx
     finally:
         await cm.__aexit__(None, None, None)

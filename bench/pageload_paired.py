@@ -116,7 +116,10 @@ class Switch:
                }""",
             [EXTENSION_ID, self.floor_id, state == "ours", state == "floor"])
         if state == "ours":
-            await until_connected(await worker_of(self.ctx, lambda url: EXTENSION_ID in url))
+            w = await worker_of(self.ctx, lambda url: EXTENSION_ID in url)
+            await until_connected(w)
+            # Re-enabled, ours looks at the mode again and (if it was let go) registers its stub.
+            await w.evaluate("() => globalThis.sidecar.pageStubs?.ready")
         # Ours just started its worker and host (a Python process: ~1 s of CPU): let that end, or
         # ours pays for its own start in the loads that follow.
         await asyncio.sleep(self.settle)

@@ -41,7 +41,7 @@ CHROME_ONLY = ("key", "minimum_chrome_version", "side_panel")
 # Permissions Chrome cannot make optional (measured: Chromium 156 drops `debugger` from
 # optional_permissions and permissions.request() refuses it), so the store build leaves them out.
 STORE_LEFT_OUT = ("debugger",)
-FIREFOX_LEFT_OUT = ("debugger", "sidePanel")  # APIs Firefox does not have
+FIREFOX_LEFT_OUT = ("debugger", "sidePanel", "offscreen")  # APIs Firefox does not have
 # A fixed time for every archive entry, so the same tree gives the same bytes.
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 

@@ -1,7 +1,8 @@
 // Our content scripts in tabs that were open before the extension was installed, updated,
-// reloaded or re-enabled: Chrome runs manifest `content_scripts` only in documents loaded after
-// that, so without this their tools would appear only after a reload. The plan (which tabs,
-// frames and files) is lib/inject-plan.js; here, chrome.scripting.
+// reloaded or re-enabled: Chrome runs content scripts only in documents loaded after that (and
+// the MAIN stub only once the worker registered it, page-stubs.js), so without this their tools
+// would appear only after a reload. The plan (which tabs, frames and files) is
+// lib/inject-plan.js; here, chrome.scripting.
 //
 // When: on runtime.onInstalled (install, update), and when the worker starts for the first time
 // since the extension was loaded (chrome.storage.session is empty after an install, update,
@@ -9,14 +10,16 @@
 // browser start-up the sweep finds the restored tabs' own scripts and injects nothing.
 
 import {
-  ISOLATED_MARK, SWEEP_CONCURRENCY, anyAllFrames, framesToInject, probeFrame, scriptSets, tabsToProbe,
+  SWEEP_CONCURRENCY, anyAllFrames, framesToInject, probeFrame, registeredSet, scriptSets, tabsToProbe,
 } from '../lib/inject-plan.js';
+import { STUB_ID } from '../lib/page-files.js';
 
 const SWEPT_KEY = 'openTabsSwept';
 
 /** Runs in each frame's isolated world once our files are in: the stub (page/isolated/stub.js)
  * looks at once at what a new document's MAIN stub would have told it of. Firefox puts the
- * manifest's scripts into open tabs itself, so this also runs where nothing was injected. */
+ * manifest's scripts (not the registered MAIN stub) into open tabs itself, so this also runs
+ * where nothing was injected. */
 function wakeStub() {
   /** @type {any} */ (globalThis).webmcpSidecarStub?.late?.();
 }
@@ -37,10 +40,12 @@ function within(p, ms) {
 
 /**
  * Registers the triggers. A browser without chrome.scripting (the tests' fake) gets none.
- * @param {{chrome: typeof globalThis.chrome, log: (level: 'debug'|'info'|'warning'|'error', message: string) => void}} opts
+ * @param {{chrome: typeof globalThis.chrome, log: (level: 'debug'|'info'|'warning'|'error', message: string) => void,
+ *   stubs: Promise<unknown>}} opts stubs: page-stubs.js's `ready` (the sweep injects the MAIN
+ *   stub it registered)
  * @returns {{sweep: () => Promise<{tabs: number, frames: number}>}}
  */
-export function installOpenTabs({ chrome, log }) {
+export function installOpenTabs({ chrome, log, stubs }) {
   /** @type {Promise<{tabs: number, frames: number}>|null} */
   let running = null;
   const none = Promise.resolve({ tabs: 0, frames: 0 });
@@ -55,7 +60,9 @@ export function installOpenTabs({ chrome, log }) {
   }
 
   async function sweepOnce() {
-    const sets = scriptSets(chrome.runtime.getManifest());
+    await stubs.catch(() => {});
+    const registered = await chrome.scripting.getRegisteredContentScripts?.({ ids: [STUB_ID] }).catch(() => []) ?? [];
+    const sets = [...registered.map(registeredSet).filter((s) => s !== null), ...scriptSets(chrome.runtime.getManifest())];
     if (!sets.length) return { tabs: 0, frames: 0 };
     let fileAccess = false;
     try {
@@ -86,17 +93,17 @@ export function installOpenTabs({ chrome, log }) {
   }
 
   /**
-   * Probes a tab's frames, then injects each set, in manifest order, where it is missing.
+   * Probes a tab's frames in each set's world, then injects the set, in order, where it is missing.
    * @param {number} tabId @param {import('../lib/inject-plan.js').ScriptSet[]} sets
    * @returns {Promise<number>} frames that got scripts
    */
   async function injectTab(tabId, sets) {
-    const probe = await chrome.scripting.executeScript({
-      target: anyAllFrames(sets) ? { tabId, allFrames: true } : { tabId },
-      func: probeFrame, args: [ISOLATED_MARK], world: 'ISOLATED', injectImmediately: true,
-    });
     let most = 0;
     for (const set of sets) {
+      const probe = await chrome.scripting.executeScript({
+        target: set.allFrames ? { tabId, allFrames: true } : { tabId },
+        func: probeFrame, args: [set.mark], world: set.world, injectImmediately: true,
+      });
       const { frameIds, documentIds } = framesToInject(probe, set);
       if (!frameIds.length) continue;
       most = Math.max(most, frameIds.length);

@@ -16,6 +16,7 @@ globalThis.sidecar = {
   frameLanes: worker.frameLanes,
   lanesWaiting: worker.lanesWaiting,
   pageInstalls: worker.pageInstalls,
+  pageStubs: worker.pageStubs,
   setLanes: worker.setLanes,
   pending: worker.pending,
   entryLinks: worker.entryLinks,

@@ -11,6 +11,7 @@ import { FramePorts } from './frame-ports.js';
 import { EntryLinks } from './entry-links.js';
 import { NativeLink } from './native-link.js';
 import { installOpenTabs } from './open-tabs.js';
+import { installPageStubs } from './page-stubs.js';
 import { openUrl } from './open-url.js';
 import { createPageInstall } from './page-install.js';
 import { ChatSites } from './chat-sites.js';
@@ -155,7 +156,14 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   chrome.runtime.onMessage.addListener(routes.onRuntimeMessage);
 
   // --- start -----------------------------------------------------------------------------------
-  const connect = () => link.connect();
+  // The MAIN world's stub for this browser's mode. The host connects once some stub is
+  // registered (at once but after an install): a browser MCP clients see connected gives the
+  // pages it opens WebMCP.
+  const pageStubs = installPageStubs({ chrome, log });
+  const connect = () => {
+    if (pageStubs.isRegistered()) link.connect();
+    else pageStubs.registered.then(() => link.connect(), noop);
+  };
   chrome.alarms.onAlarm.addListener((alarm) => {
     if (alarm.name === RECONNECT_ALARM) connect();
   });
@@ -167,10 +175,10 @@ export function createWorker({ chrome = globalThis.chrome, navigator = globalThi
   }, noop);
   connect();
   // Tabs open from before an install, update or reload get our page scripts now, not on reload.
-  const openTabs = installOpenTabs({ chrome, log });
+  const openTabs = installOpenTabs({ chrome, log, stubs: pageStubs.ready });
 
   return {
-    registry, status, connect, browserTools, routes, panel, openTabs, skills, chatSites,
+    registry, status, connect, browserTools, routes, panel, openTabs, pageStubs, skills, chatSites,
     /** Installs of the page code past the stubs (page-install.js): admitted and refused so far. */
     pageInstalls: () => pageInstall.counts(),
     framePorts: frames.ports,

@@ -1,24 +1,27 @@
-// Which already-open tabs and frames get the manifest's content scripts injected, and which
-// files, after an install, update, reload or re-enable (Chrome only runs `content_scripts` in
-// documents loaded after that). Pure: background/open-tabs.js does the chrome.* part.
+// Which already-open tabs and frames get our content scripts injected, and which files, after
+// an install, update, reload or re-enable (Chrome only runs content scripts in documents loaded
+// after that). Pure: background/open-tabs.js does the chrome.* part.
 //
-// The manifest is the one source of the file lists: each `content_scripts` entry becomes a
-// ScriptSet, in manifest order (the MAIN-world files before the isolated relay that talks to
-// them). A frame is probed first (does our relay's marker exist in its isolated world?) and only
-// frames without it get files; the page scripts' own markers make a second copy a no-op anyway.
+// The sets: the manifest's `content_scripts` (the isolated stub) and the MAIN stub the worker
+// registered (background/page-stubs.js), each a ScriptSet, the MAIN one first. A frame is probed
+// first, in each set's world (does that world's marker exist?), and only frames without it get
+// that set's files; the page scripts' own markers make a second copy a no-op anyway.
 
 import { unscriptableReason } from './tab-urls.js';
 
 /** Our marker in the isolated world (`Symbol.for(...)`, page/isolated/stub.js, every frame's). */
 export const ISOLATED_MARK = 'webmcp-sidecar.isolated';
+/** The MAIN stub's marker (page/main/base.js); a page can set it too, and then only fools itself. */
+export const MAIN_MARK = 'webmcp-sidecar.main-world';
 
 /** Tabs probed and injected at once; the rest wait their turn. */
 export const SWEEP_CONCURRENCY = 4;
 
 /**
- * One `content_scripts` entry, as chrome.scripting needs it.
- * @typedef {{files: string[], world: 'MAIN'|'ISOLATED', allFrames: boolean, matches: string[],
- *   excludeMatches: string[], matchAboutBlank: boolean, matchOriginAsFallback: boolean}} ScriptSet
+ * One content script, as chrome.scripting needs it; `mark`: its world's marker.
+ * @typedef {{files: string[], world: 'MAIN'|'ISOLATED', mark: string, allFrames: boolean,
+ *   matches: string[], excludeMatches: string[], matchAboutBlank: boolean,
+ *   matchOriginAsFallback: boolean}} ScriptSet
  * What the probe answered in one frame (chrome.scripting's InjectionResult, `result` = probeFrame's).
  * @typedef {{frameId: number, documentId?: string, result?: any}} ProbeResult
  */
@@ -36,9 +39,11 @@ export function scriptSets(manifest) {
   for (const e of entries) {
     const files = Array.isArray(e?.js) ? e.js.filter((f) => typeof f === 'string' && f) : [];
     if (!files.length) continue;
+    const world = e.world === 'MAIN' ? 'MAIN' : 'ISOLATED';
     sets.push({
       files,
-      world: e.world === 'MAIN' ? 'MAIN' : 'ISOLATED',
+      world,
+      mark: world === 'MAIN' ? MAIN_MARK : ISOLATED_MARK,
       allFrames: e.all_frames === true,
       matches: strings(e.matches),
       excludeMatches: strings(e.exclude_matches),
@@ -47,6 +52,28 @@ export function scriptSets(manifest) {
     });
   }
   return sets;
+}
+
+/**
+ * A script the worker registered (chrome.scripting.getRegisteredContentScripts) as a ScriptSet;
+ * null without files.
+ * @param {any} r
+ * @returns {ScriptSet|null}
+ */
+export function registeredSet(r) {
+  const files = Array.isArray(r?.js) ? r.js.filter((f) => typeof f === 'string' && f).map((f) => f.replace(/^\//, '')) : [];
+  if (!files.length) return null;
+  const world = r.world === 'MAIN' ? 'MAIN' : 'ISOLATED';
+  return {
+    files,
+    world,
+    mark: world === 'MAIN' ? MAIN_MARK : ISOLATED_MARK,
+    allFrames: r.allFrames === true,
+    matches: strings(r.matches),
+    excludeMatches: strings(r.excludeMatches),
+    matchAboutBlank: r.matchOriginAsFallback === true, // Chrome's registered scripts have no matchAboutBlank of their own
+    matchOriginAsFallback: r.matchOriginAsFallback === true,
+  };
 }
 
 /** @param {unknown} v @returns {string[]} */
@@ -151,11 +178,11 @@ export function tabsToProbe(tabs, sets, { fileAccess = false } = {}) {
 }
 
 /**
- * Runs in each frame (chrome.scripting, isolated world): whether our relay runs there, and where
- * the frame is. Self-contained: chrome.scripting sends its source, not its closure.
+ * Runs in each frame (chrome.scripting, in a set's world): whether that world has our marker,
+ * and where the frame is. Self-contained: chrome.scripting sends its source, not its closure.
  * The origin is the document's (`self.origin`): `location.origin` is the URL's, "null" for
  * about:srcdoc and about:blank whoever made them.
- * @param {string} mark ISOLATED_MARK
+ * @param {string} mark ISOLATED_MARK or MAIN_MARK
  */
 export function probeFrame(mark) {
   const g = /** @type {any} */ (globalThis);

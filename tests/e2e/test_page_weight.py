@@ -108,3 +108,24 @@ async def test_a_page_forging_its_tool_list_a_thousand_times_gets_one_install(br
     assert after["admitted"] - before["admitted"] == 1
     assert after["refused"] == before["refused"]  # the stub asked once
     await page.close()
+
+
+REGISTERED = "() => chrome.scripting.getRegisteredContentScripts().then((l) => l.map((s) => [s.world, s.js]))"
+# What the page's MAIN world got: the polyfill's surface defines the WebMCP interfaces itself.
+SURFACE = "() => ({ mc: typeof document.modelContext?.registerTool, event: typeof ToolActivatedEvent })"
+
+
+async def test_each_mode_registers_only_its_own_main_stub(browser, site_url, mode):
+    assert await browser.stubs(ready=True) == mode
+    worker = await browser.worker()
+    [(world, files)] = await worker.evaluate(REGISTERED)
+    files = [f.lstrip("/").removeprefix("page/main/") for f in files]
+    assert world == "MAIN" and files[0] == "base.js" and files[-1] == "start.js"
+    # Neither mode compiles the other's installer in every document (bench/README.md, "Page load").
+    if mode == "native":
+        assert "native.js" in files and "surface.js" not in files and "selectors.js" not in files
+    else:
+        assert "surface.js" in files and "native.js" not in files
+    page = await browser.open(site_url + "article.html")
+    assert await page.evaluate(SURFACE) == {"mc": "function", "event": "function"}
+    await page.close()

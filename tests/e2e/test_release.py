@@ -29,7 +29,7 @@ import anyio
 import pytest
 from playwright.async_api import BrowserContext, async_playwright, expect
 
-from tests.support.browser import chromium_args, ignored_default_args
+from tests.support.browser import chromium_args, ignored_default_args, wait_stubs
 from tests.support.mcp_session import McpSession, text
 from webmcp_sidecar import EXTENSION_ID, GECKO_ID, __version__
 from webmcp_sidecar.demo.chromium import find_chromium
@@ -66,6 +66,7 @@ async def chromium(home: Path, extension: Path) -> AsyncIterator[BrowserContext]
             args=chromium_args(extension, native=False),
             ignore_default_args=ignored_default_args(False), env=user_env(home))
         try:
+            await wait_stubs(ctx)
             yield ctx
         finally:
             await ctx.close()

@@ -6,8 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  ISOLATED_MARK, SWEEP_CONCURRENCY, framesToInject, frameUrl, matchesPattern, probeFrame, scriptSets, tabsToProbe,
+  ISOLATED_MARK, MAIN_MARK, SWEEP_CONCURRENCY, framesToInject, frameUrl, matchesPattern, probeFrame, registeredSet,
+  scriptSets, tabsToProbe,
 } from '../../extension/lib/inject-plan.js';
+import { STUB_FILES, STUB_ID, stubScript } from '../../extension/lib/page-files.js';
 import { installOpenTabs } from '../../extension/background/open-tabs.js';
 import { FramePorts } from '../../extension/background/frame-ports.js';
 import { Registry } from '../../extension/lib/registry.js';
@@ -15,19 +17,27 @@ import { FakeEvent, Port, tool } from './fake-chrome.mjs';
 
 const MANIFEST = JSON.parse(readFileSync(new URL('../../extension/manifest.json', import.meta.url), 'utf8'));
 
-test('the file lists come from the manifest, both worlds, in manifest order', () => {
-  const sets = scriptSets(MANIFEST);
-  assert.equal(sets.length, 2);
-  assert.equal(sets[0].world, 'MAIN');
-  assert.equal(sets[1].world, 'ISOLATED');
-  assert.deepEqual(sets[0].files, MANIFEST.content_scripts[0].js);
-  assert.deepEqual(sets[1].files, MANIFEST.content_scripts[1].js);
-  assert.deepEqual(sets[1].files, ['page/isolated/stub.js']); // the rest on a frame's first use (lib/page-files.js)
-  for (const s of sets) {
+/** The sets a sweep injects: the registered MAIN stub (background/page-stubs.js), then the manifest's. */
+const SETS = [registeredSet(stubScript('polyfill')), ...scriptSets(MANIFEST)];
+
+test('the file lists: the MAIN stub the worker registered, then the manifest\'s isolated stub', () => {
+  assert.equal(SETS.length, 2);
+  assert.deepEqual(MANIFEST.content_scripts.map((c) => c.world ?? 'ISOLATED'), ['ISOLATED']);
+  assert.equal(SETS[0].world, 'MAIN');
+  assert.equal(SETS[0].mark, MAIN_MARK);
+  assert.equal(SETS[1].world, 'ISOLATED');
+  assert.equal(SETS[1].mark, ISOLATED_MARK);
+  assert.deepEqual(SETS[0].files, STUB_FILES.polyfill);
+  assert.deepEqual(SETS[1].files, ['page/isolated/stub.js']); // the rest on a frame's first use (lib/page-files.js)
+  for (const s of SETS) {
     assert.equal(s.allFrames, true);
     assert.equal(s.matchAboutBlank, true);
     assert.equal(s.matchOriginAsFallback, true);
   }
+  // Chrome may give a registered script's files back with a leading slash.
+  assert.deepEqual(registeredSet({ ...stubScript('native'), js: ['/page/main/base.js'] }).files, ['page/main/base.js']);
+  assert.equal(registeredSet({ id: 'x', js: [] }), null);
+  assert.equal(registeredSet(null), null);
 });
 
 test('scriptSets skips entries without scripts and reads nothing from a manifest without any', () => {
@@ -35,7 +45,7 @@ test('scriptSets skips entries without scripts and reads nothing from a manifest
   assert.deepEqual(scriptSets({ content_scripts: [{ css: ['a.css'], matches: ['<all_urls>'] }, null] }), []);
   const [s] = scriptSets({ content_scripts: [{ js: ['a.js', 7, ''], matches: ['https://*/*'] }] });
   assert.deepEqual(s, {
-    files: ['a.js'], world: 'ISOLATED', allFrames: false, matches: ['https://*/*'], excludeMatches: [],
+    files: ['a.js'], world: 'ISOLATED', mark: ISOLATED_MARK, allFrames: false, matches: ['https://*/*'], excludeMatches: [],
     matchAboutBlank: false, matchOriginAsFallback: false,
   });
 });
@@ -72,8 +82,8 @@ test('an about:blank/srcdoc/blob: frame is keyed by its origin; other frames by 
   assert.equal(frameUrl(undefined, undefined), '');
 });
 
-test('which tabs: web pages the manifest matches, active and recent first; the rest quietly skipped', () => {
-  const sets = scriptSets(MANIFEST);
+test('which tabs: web pages our scripts match, active and recent first; the rest quietly skipped', () => {
+  const sets = SETS;
   const tabs = [
     { id: 1, url: 'https://old.com/', lastAccessed: 10 },
     { id: 2, url: 'chrome://settings/', lastAccessed: 99 },
@@ -95,7 +105,7 @@ test('which tabs: web pages the manifest matches, active and recent first; the r
 });
 
 test('which frames: those without our relay that the set is for, srcdoc/about:blank by origin', () => {
-  const [main, isolated] = scriptSets(MANIFEST);
+  const [main, isolated] = SETS;
   const results = [
     { frameId: 0, documentId: 'd0', result: { has: false, url: 'https://a.com/', origin: 'https://a.com' } },
     { frameId: 1, documentId: 'd1', result: { has: true, url: 'https://a.com/f', origin: 'https://a.com' } },
@@ -140,7 +150,8 @@ test('the probe reads the relay marker of the world it runs in, and the document
 });
 
 /**
- * A browser for open-tabs.js: tabs with frames, each frame with or without our scripts;
+ * A browser for open-tabs.js: tabs with frames, each frame with or without our scripts (`has`:
+ * both worlds; `main`, if given, the MAIN world's); the MAIN stub registered;
  * executeScript runs the probe for real and records file injections.
  */
 function fakeBrowser(tabs, { session = {}, failTabs = [], hangTabs = [] } = {}) {
@@ -160,6 +171,10 @@ function fakeBrowser(tabs, { session = {}, failTabs = [], hangTabs = [] } = {}) 
     },
     tabs: { query: async () => tabs.map(({ frames, ...t }) => t) },
     scripting: {
+      async getRegisteredContentScripts({ ids }) {
+        assert.deepEqual(ids, [STUB_ID]);
+        return [stubScript('polyfill')];
+      },
       async executeScript({ target, func, args, files, world, injectImmediately }) {
         assert.equal(injectImmediately, true);
         const tab = tabs.find((t) => t.id === target.tabId);
@@ -185,12 +200,12 @@ function fakeBrowser(tabs, { session = {}, failTabs = [], hangTabs = [] } = {}) 
           return [];
         }
         if (func) {
-          assert.equal(world, 'ISOLATED');
+          assert.equal(args[0], world === 'MAIN' ? MAIN_MARK : ISOLATED_MARK);
           const frames = target.allFrames ? tab.frames : tab.frames.filter((f) => f.frameId === 0);
           return frames.map((f) => {
             globalThis.location = /** @type {any} */ ({ href: f.url, origin: f.url.startsWith('about:') ? 'null' : f.origin });
             globalThis.origin = f.origin;
-            if (f.has) globalThis[Symbol.for(args[0])] = true;
+            if (world === 'MAIN' ? f.main ?? f.has : f.has) globalThis[Symbol.for(args[0])] = true;
             try {
               return { frameId: f.frameId, documentId: `doc-${target.tabId}-${f.frameId}`, result: func(...args) };
             } finally {
@@ -208,6 +223,9 @@ function fakeBrowser(tabs, { session = {}, failTabs = [], hangTabs = [] } = {}) 
   return { chrome, injected, woken, maxInFlight: () => maxInFlight };
 }
 
+/** page-stubs.js's `ready`: the polyfill's stub is registered. */
+const stubs = Promise.resolve('polyfill');
+
 const page = (id, url, frames = [{ frameId: 0, url, origin: new URL(url).origin, has: false }], extra = {}) =>
   ({ id, url, frames, lastAccessed: id, ...extra });
 
@@ -222,12 +240,12 @@ test('install: every open web page without our scripts gets both worlds, MAIN fi
   ];
   const b = fakeBrowser(tabs, { session: { openTabsSwept: true } });
   const logs = [];
-  const openTabs = installOpenTabs({ chrome: b.chrome, log: (level, m) => logs.push([level, m]) });
+  const openTabs = installOpenTabs({ chrome: b.chrome, log: (level, m) => logs.push([level, m]), stubs });
   assert.equal(b.chrome.runtime.onInstalled.listeners.length, 1);
   assert.deepEqual(await openTabs.sweep(), { tabs: 1, frames: 2 });
   assert.deepEqual(b.injected, [
-    { tabId: 1, documentIds: ['doc-1-0', 'doc-1-3'], world: 'MAIN', files: MANIFEST.content_scripts[0].js },
-    { tabId: 1, documentIds: ['doc-1-0', 'doc-1-3'], world: 'ISOLATED', files: MANIFEST.content_scripts[1].js },
+    { tabId: 1, documentIds: ['doc-1-0', 'doc-1-3'], world: 'MAIN', files: STUB_FILES.polyfill },
+    { tabId: 1, documentIds: ['doc-1-0', 'doc-1-3'], world: 'ISOLATED', files: MANIFEST.content_scripts[0].js },
   ]);
   // Then every probed tab's stubs are woken (Firefox put the manifest's scripts into tab 2 itself).
   assert.deepEqual(b.woken.map((w) => [w.tabId, w.allFrames]).sort(), [[1, true], [2, true]]);
@@ -236,11 +254,32 @@ test('install: every open web page without our scripts gets both worlds, MAIN fi
   assert.match(logs[0][1], /1 tab\(s\)/);
 });
 
+test('a tab whose isolated stub is there but not the MAIN one (Firefox adds only the manifest\'s) gets the MAIN stub', async () => {
+  const tabs = [page(1, 'https://a.com/', [{ frameId: 0, url: 'https://a.com/', origin: 'https://a.com', has: true, main: false }])];
+  const b = fakeBrowser(tabs, { session: { openTabsSwept: true } });
+  const openTabs = installOpenTabs({ chrome: b.chrome, log: () => {}, stubs });
+  assert.deepEqual(await openTabs.sweep(), { tabs: 1, frames: 1 });
+  assert.deepEqual(b.injected, [{ tabId: 1, documentIds: ['doc-1-0'], world: 'MAIN', files: STUB_FILES.polyfill }]);
+});
+
+test('the sweep waits for the MAIN stub\'s registration', async () => {
+  let registered;
+  const late = new Promise((r) => { registered = r; });
+  const b = fakeBrowser([page(1, 'https://a.com/')], { session: { openTabsSwept: true } });
+  const openTabs = installOpenTabs({ chrome: b.chrome, log: () => {}, stubs: late });
+  const done = openTabs.sweep();
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(b.injected.length, 0);
+  registered('polyfill');
+  assert.deepEqual(await done, { tabs: 1, frames: 1 });
+  assert.deepEqual(b.injected.map((i) => i.world), ['MAIN', 'ISOLATED']);
+});
+
 test('a tab we may not script, or that never answers, is skipped quietly and the others still get theirs', async (t) => {
   t.mock.timers.enable({ apis: ['setTimeout'] });
   const tabs = [page(1, 'https://denied.com/'), page(2, 'https://hung.com/'), page(3, 'https://fine.com/')];
   const b = fakeBrowser(tabs, { session: { openTabsSwept: true }, failTabs: [1], hangTabs: [2] });
-  const openTabs = installOpenTabs({ chrome: b.chrome, log: () => {} });
+  const openTabs = installOpenTabs({ chrome: b.chrome, log: () => {}, stubs });
   const done = openTabs.sweep();
   // Let the fine tab finish (its fake executeScript waits one timer tick), then give up on the hung one.
   for (let i = 0; i < 20; i++) {
@@ -255,7 +294,7 @@ test('a tab we may not script, or that never answers, is skipped quietly and the
 test('a second sweep finds the scripts and injects nothing; sweeps at once share one run', async () => {
   const tabs = [page(1, 'https://a.com/')];
   const b = fakeBrowser(tabs, { session: { openTabsSwept: true } });
-  const openTabs = installOpenTabs({ chrome: b.chrome, log: () => {} });
+  const openTabs = installOpenTabs({ chrome: b.chrome, log: () => {}, stubs });
   const [x, y] = [openTabs.sweep(), openTabs.sweep()];
   assert.equal(x, y);
   await x;
@@ -268,7 +307,7 @@ test('a second sweep finds the scripts and injects nothing; sweeps at once share
 test('many tabs are handled a few at a time', async () => {
   const tabs = Array.from({ length: 20 }, (_, i) => page(i + 1, `https://s${i}.com/`));
   const b = fakeBrowser(tabs, { session: { openTabsSwept: true } });
-  const openTabs = installOpenTabs({ chrome: b.chrome, log: () => {} });
+  const openTabs = installOpenTabs({ chrome: b.chrome, log: () => {}, stubs });
   assert.deepEqual(await openTabs.sweep(), { tabs: 20, frames: 20 });
   assert.ok(b.maxInFlight() <= SWEEP_CONCURRENCY, `${b.maxInFlight()} at once`);
   assert.ok(b.maxInFlight() > 1);
@@ -277,20 +316,20 @@ test('many tabs are handled a few at a time', async () => {
 test('the first start since the extension loaded sweeps once and remembers it for the session', async () => {
   const tabs = [page(1, 'https://a.com/')];
   const b = fakeBrowser(tabs);
-  installOpenTabs({ chrome: b.chrome, log: () => {} });
+  installOpenTabs({ chrome: b.chrome, log: () => {}, stubs });
   for (let i = 0; i < 50 && !b.chrome.storage.session.data.openTabsSwept; i++) await new Promise((r) => setTimeout(r, 2));
   assert.equal(b.chrome.storage.session.data.openTabsSwept, true);
   assert.equal(b.injected.length, 2);
   // A worker that wakes up again in the same session does nothing.
   const again = fakeBrowser(tabs, { session: b.chrome.storage.session.data });
-  installOpenTabs({ chrome: again.chrome, log: () => {} });
+  installOpenTabs({ chrome: again.chrome, log: () => {}, stubs });
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(again.injected.length, 0);
 });
 
 test('onInstalled sweeps', async () => {
   const b = fakeBrowser([page(1, 'https://a.com/')], { session: { openTabsSwept: true } });
-  installOpenTabs({ chrome: b.chrome, log: () => {} });
+  installOpenTabs({ chrome: b.chrome, log: () => {}, stubs });
   b.chrome.runtime.onInstalled.fire({ reason: 'update' });
   for (let i = 0; i < 50 && b.injected.length < 2; i++) await new Promise((r) => setTimeout(r, 2));
   assert.deepEqual(b.injected.map((i) => i.world), ['MAIN', 'ISOLATED']);
@@ -298,7 +337,7 @@ test('onInstalled sweeps', async () => {
 
 test('a browser without chrome.scripting gets no triggers', async () => {
   const chrome = /** @type {any} */ ({ runtime: { onInstalled: new FakeEvent() }, tabs: {} });
-  const openTabs = installOpenTabs({ chrome, log: () => {} });
+  const openTabs = installOpenTabs({ chrome, log: () => {}, stubs });
   assert.equal(chrome.runtime.onInstalled.listeners.length, 0);
   assert.deepEqual(await openTabs.sweep(), { tabs: 0, frames: 0 });
 });

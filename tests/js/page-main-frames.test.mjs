@@ -9,11 +9,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import vm from 'node:vm';
-import { MAIN_FILES as FULL_FILES } from '../../extension/lib/page-files.js';
+import { MAIN_FILES as FULL_FILES, STUB_FILES } from '../../extension/lib/page-files.js';
 
 const EXT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../extension');
-const MANIFEST = JSON.parse(readFileSync(path.join(EXT, 'manifest.json'), 'utf8'));
-const MAIN_FILES = MANIFEST.content_scripts.find((c) => c.world === 'MAIN').js;
+const MAIN_FILES = STUB_FILES.polyfill;
 const NS = Symbol.for('webmcp-sidecar.main-world.files');
 
 /** A MessageChannel that never runs anything (a real one keeps node's event loop alive). */

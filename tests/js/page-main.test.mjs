@@ -1,4 +1,4 @@
-// The MAIN-world files (page/main/*.js) as the manifest lists them (the stub), and the full code
+// The MAIN-world files (page/main/*.js): each mode's stub (lib/page-files.js STUB_FILES, what the worker registers), and the full code
 // the worker injects when the stub asks (lib/page-files.js MAIN_FILES), run in a vm with a small
 // stand-in for the page (window, document, navigator as EventTargets; DOM classes as stubs): the
 // files' namespace is gone once they have run, a page that does not use the API asks for nothing,
@@ -12,11 +12,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import vm from 'node:vm';
-import { MAIN_FILES as FULL_FILES } from '../../extension/lib/page-files.js';
+import { MAIN_FILES as FULL_FILES, STUB_FILES } from '../../extension/lib/page-files.js';
 
 const EXT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../extension');
-const MANIFEST = JSON.parse(readFileSync(path.join(EXT, 'manifest.json'), 'utf8'));
-const MAIN_FILES = MANIFEST.content_scripts.find((c) => c.world === 'MAIN').js;
+/** The stub the worker registers for a page's mode (background/page-stubs.js). */
+const stubOf = (native) => STUB_FILES[native ? 'native' : 'polyfill'];
 const NS = Symbol.for('webmcp-sidecar.main-world.files');
 
 /** A fake native document.modelContext: registerTool on its prototype, duplicates rejected later. */
@@ -65,9 +65,10 @@ class MessageChannel {
   }
 }
 
-/** Runs the MAIN-world files in a fresh page; `native` gives the document a modelContext;
- * `secure: false` is a page that is not a secure context (plain http, not loopback). */
-function page({ native = null, secure = true, refuse = false, touched = null } = {}) {
+/** Runs the MAIN-world stub in a fresh page; `native` gives the document a modelContext (and
+ * runs native mode's stub, unless `stub` names the files); `secure: false` is a page that is not
+ * a secure context (plain http, not loopback). */
+function page({ native = null, secure = true, refuse = false, touched = null, stub = stubOf(native) } = {}) {
   class Stub {}
   class Navigator {}
   class Document extends EventTarget {
@@ -126,7 +127,7 @@ function page({ native = null, secure = true, refuse = false, touched = null } =
   // `navigator` in the page's code reads the window's (window is the global object in a browser).
   Object.defineProperty(globals, 'navigator', { get: () => window.navigator, enumerable: true, configurable: true });
   const ctx = vm.createContext(globals);
-  for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
+  for (const f of stub) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), ctx, { filename: f });
   return { ctx, window, document, posted, navigatorGetter, installs: () => installs, run: (code) => vm.runInContext(code, ctx) };
 }
 
@@ -144,9 +145,39 @@ const until = async (f) => {
 };
 const names = (p) => p.posted.filter((m) => m.type === 'tools').at(-1)?.tools.map((t) => `${t.name}:${t.source}`).sort();
 
-test('the manifest lists base.js first and start.js last', () => {
-  assert.equal(MAIN_FILES[0], 'page/main/base.js');
-  assert.equal(MAIN_FILES.at(-1), 'page/main/start.js');
+test("each mode's stub lists base.js first and start.js last, and carries only its own installer", () => {
+  for (const files of Object.values(STUB_FILES)) {
+    assert.equal(files[0], 'page/main/base.js');
+    assert.equal(files.at(-1), 'page/main/start.js');
+  }
+  assert.ok(STUB_FILES.native.includes('page/main/native.js') && !STUB_FILES.native.includes('page/main/surface.js'));
+  assert.ok(STUB_FILES.polyfill.includes('page/main/surface.js') && !STUB_FILES.polyfill.includes('page/main/native.js'));
+  assert.ok(!STUB_FILES.native.includes('page/main/selectors.js'));
+});
+
+test('the stub for either mode (the first moments after an install) installs the mode the page has', async () => {
+  const { mc, tools } = nativeModelContext();
+  const n = page({ native: mc, stub: STUB_FILES.any });
+  assert.equal(n.document.modelContext, mc);
+  await n.run(`navigator.modelContext.registerTool({ name: 'legacy', description: 'd', execute() {} })`);
+  assert.ok(tools.has('legacy'), 'native mode: the legacy API goes to Chromium\'s registry');
+  const p = page({ stub: STUB_FILES.any });
+  assert.equal(typeof p.run('document.modelContext.registerTool'), 'function');
+  assert.equal(typeof p.window.ToolActivatedEvent, 'function');
+});
+
+test('a stub of the other mode (WebMCP switched since the worker registered it) installs nothing and throws nothing', async () => {
+  // The polyfill's stub under Chromium's WebMCP: the page keeps Chromium's own API.
+  const { mc } = nativeModelContext();
+  const p = page({ native: mc, stub: STUB_FILES.polyfill });
+  assert.equal(p.document.modelContext, mc);
+  assert.equal(p.window[NS], undefined);
+  await tick();
+  assert.deepEqual(p.posted, []);
+  // The native stub without WebMCP: no API until the page reloads (the worker registers the polyfill's).
+  const q = page({ stub: STUB_FILES.native });
+  assert.equal(q.document.modelContext, undefined);
+  assert.equal(typeof q.window.ToolActivatedEvent, 'undefined');
 });
 
 test('once the files have run, the page cannot reach their namespace', () => {
@@ -178,14 +209,14 @@ test('not a secure context: the files add nothing to the page and tell nobody (a
     assert.deepEqual(Object.getOwnPropertySymbols(p.window).filter((s) => s.description?.startsWith('webmcp')), []);
     assert.equal(p.run('navigator.modelContext'), undefined);
     assert.equal(p.document.modelContext, native ?? undefined); // a native one is left as it is (Chromium has none there)
-    assert.equal(p.run('typeof ToolActivatedEvent'), 'undefined');
+    assert.equal(typeof p.window.ToolActivatedEvent, 'undefined');
     assert.deepEqual(p.posted, []);
   }
 });
 
 test('a second copy of the files leaves the page to the first', async () => {
   const p = page();
-  for (const f of MAIN_FILES) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), p.ctx, { filename: f });
+  for (const f of stubOf(null)) vm.runInContext(readFileSync(path.join(EXT, f), 'utf8'), p.ctx, { filename: f });
   assert.equal(p.window[NS], undefined);
   p.run(`document.modelContext.registerTool({ name: 'a', description: 'a', execute() {} })`);
   await tick();

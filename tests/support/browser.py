@@ -59,6 +59,9 @@ class Browser:
             return self.ctx.service_workers[0]
         return await self.ctx.wait_for_event("serviceworker", timeout=10_000)
 
+    async def stubs(self, ready: bool = False) -> str | None:
+        return await wait_stubs(self.ctx, ready)
+
     async def reset(self, data_dir: Path) -> None:
         """What a test sharing this browser may count on: one blank tab, no skill installed (in
         its host's `data_dir`, nor in the worker), no site in the worker's registry (so none in
@@ -77,6 +80,22 @@ class Browser:
                 " && globalThis.sidecar.skills.list.length === 0"
             ):
                 await anyio.sleep(0.05)
+
+
+async def wait_stubs(ctx: BrowserContext, ready: bool = False) -> str | None:
+    """Waits until our worker registered a MAIN stub (background/page-stubs.js: the first start
+    after an install registers one at once, so a page opened after this has WebMCP) or, with
+    `ready`, this mode's own stub (what the page-weight tests and benchmarks look at); the mode.
+    A build from before per-mode stubs (a benchmark's `--ext`) has its stub in the manifest."""
+    w = ctx.service_workers[0] if ctx.service_workers else await ctx.wait_for_event(
+        "serviceworker", timeout=10_000)
+    with anyio.fail_after(15):
+        while not await w.evaluate("() => !!globalThis.sidecar"):
+            await anyio.sleep(0.02)
+        if not await w.evaluate("() => !!globalThis.sidecar.pageStubs"):
+            return None
+        await w.evaluate("() => globalThis.sidecar.pageStubs.registered")
+        return await w.evaluate("() => globalThis.sidecar.pageStubs.ready") if ready else None
 
 
 _LAUNCHER: Path | None = None
@@ -136,7 +155,9 @@ async def launch(
             env={**os.environ, **env},
         )
         try:
-            yield Browser(ctx, profile, mode)
+            b = Browser(ctx, profile, mode)
+            await b.stubs()
+            yield b
         finally:
             await ctx.close()
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import anyio
 
+from webmcp_sidecar import GECKO_ID
 from webmcp_sidecar.demo.chromium import extension_dir
 from webmcp_sidecar.demo.firefox import Firefox, launch
 
@@ -141,6 +142,16 @@ def firefox_env(base: Path) -> dict[str, str]:
     }
 
 
+async def wait_stubs(ff: Firefox) -> None:
+    """Waits until our background page registered its MAIN stub (background/page-stubs.js), so
+    a page opened after this has WebMCP: Firefox's own list of the add-on's content scripts."""
+    expr = (f"!!WebExtensionPolicy.getByID({GECKO_ID!r})?.contentScripts"
+            ".some(s => s.world === 'MAIN' && s.jsPaths.some(p => p.endsWith('/page/main/start.js')))")
+    with anyio.fail_after(15):
+        while not await ff.chrome_eval(expr):
+            await anyio.sleep(0.02)
+
+
 @contextlib.asynccontextmanager
 async def launch_firefox(base: Path, env: dict[str, str] | None = None,
                          install: bool = True) -> AsyncIterator[FirefoxBrowser]:
@@ -152,6 +163,7 @@ async def launch_firefox(base: Path, env: dict[str, str] | None = None,
     try:
         async with launch(base / "profile", {**os.environ, **env}, extension_dir(),
                           system_access=True) as ff:
+            await wait_stubs(ff)
             yield FirefoxBrowser(ff, env)
     finally:
         shutil.rmtree(env["HOME"], ignore_errors=True)

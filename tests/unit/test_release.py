@@ -55,7 +55,7 @@ def test_the_firefox_build_has_no_chrome_keys():
     m = release.firefox_manifest(SOURCE)
     for key in ("key", "minimum_chrome_version", "side_panel"):
         assert key not in m
-    assert "debugger" not in m["permissions"] and "sidePanel" not in m["permissions"]
+    assert not {"debugger", "sidePanel", "offscreen"} & set(m["permissions"])
     assert m["background"] == {"scripts": ["background/service-worker.js"], "type": "module"}
     assert m["browser_specific_settings"]["gecko"]["id"] == GECKO_ID
 

@@ -2,8 +2,10 @@
 
 Serves the site on localhost, starts Chromium with our extension and a fresh profile whose
 NativeMessagingHosts holds our manifest (so the browser itself starts our host), then acts as an
-MCP client through `webmcp-sidecar mcp`: lists the tools, searches flights, filters them, and
-reads back what the page shows. On SIGTERM, SIGINT or SIGHUP (`--keep-open` waits for one) it
+MCP client through `webmcp-sidecar mcp`: once the browser is connected, opens the site with the
+`browser_navigate` tool (a fresh install's first page could otherwise load before the extension
+registered its page script), lists the tools, searches flights, filters them, and reads back
+what the page shows. On SIGTERM, SIGINT or SIGHUP (`--keep-open` waits for one) it
 stops the MCP client (and the entry it started), Chromium's whole process group (and the host
 Chromium started) and removes the profile dir, whatever it was doing.
 """
@@ -79,6 +81,14 @@ async def _drive(url: str, keep_open: bool) -> int:
     async with Client(params, client_info=types.Implementation(name="demo", version="1")) as c:
         _say(f"MCP client connected to `webmcp-sidecar mcp` (protocol {c.protocol_version}).")
         tools: list[types.Tool] = []
+        # The browser is connected once its tools are offered; its extension has registered the
+        # page script by then (background/page-stubs.js), so the site's page gets WebMCP.
+        with anyio.move_on_after(45):
+            while not any(t.name == "browser_navigate" for t in tools):
+                tools = (await c.list_tools()).tools
+                await anyio.sleep(0.25)
+        r = await c.call_tool("browser_navigate", {"url": url})
+        _say(f"Opened {url} with browser_navigate (isError={r.is_error}).")
         with anyio.move_on_after(45):
             while not any(t.name.endswith("__searchFlights") for t in tools):
                 tools = (await c.list_tools()).tools
@@ -198,7 +208,7 @@ def _with_browser(
     args: argparse.Namespace, stopper: _Stopper, chromium: str, ext: Path, profile: Path, url: str
 ) -> int:
     cmd = [chromium, f"--user-data-dir={profile}",
-           *flags(ext, webmcp=not args.no_webmcp_flag, headless=not args.headed), url]  # fmt: skip
+           *flags(ext, webmcp=not args.no_webmcp_flag, headless=not args.headed)]  # fmt: skip
     mode = "native WebMCP" if not args.no_webmcp_flag else "the WebMCP Sidecar polyfill"
     _say(
         f"Demo site: {url}\nChromium: {chromium} ({'headed' if args.headed else 'headless'},"
@@ -258,7 +268,7 @@ async def _firefox_drive(args: argparse.Namespace, stopper: _Stopper, firefox: s
     from webmcp_sidecar.demo.firefox import launch
 
     async with launch(home / "profile", env, extension_dir(), headless=not args.headed,
-                      firefox=firefox, urls=(url,)):
+                      firefox=firefox):
         try:
             return await stopper.drive(url, args.keep_open)
         finally:

@@ -61,12 +61,14 @@ def serve(directory: Path = SITE) -> Iterator[str]:
         yield url.rstrip("/")
 
 
-PAGE_INSTALL = ("background/page-install.js", "lib/install-gate.js", "lib/rate-limit.js", "lib/page-files.js",
+PAGE_INSTALL = ("background/page-install.js", "background/page-stubs.js", "offscreen/mode-probe.html",
+                "offscreen/mode-probe.js", "lib/install-gate.js", "lib/rate-limit.js", "lib/page-files.js",
                 "lib/senders.js")
 
 
 def scratch_extension(dest: Path) -> Path:
-    """The real content scripts plus the recording service worker."""
+    """The real content scripts (the manifest's, and the MAIN stubs the worker registers) plus
+    the recording service worker."""
     manifest = json.loads((EXTENSION / "manifest.json").read_text())
     manifest["background"] = {"service_worker": "recorder_sw.js", "type": "module"}
     manifest.pop("side_panel", None)
@@ -113,6 +115,8 @@ def browser(p: Any, native: bool) -> Iterator[tuple[Any, Ext]]:
         )
         try:
             sw = ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker")
+            # This mode's MAIN stub registered (background/page-stubs.js), before any page opens.
+            assert sw.evaluate("self.pageStubs.ready") == ("native" if native else "polyfill")
             yield ctx, Ext(sw)
         finally:
             ctx.close()

@@ -1,9 +1,14 @@
 // A stand-in service worker for testing the content scripts alone: it records every port
 // message and lets the test post `call`/`cancel` messages (driven via Playwright's
 // ServiceWorker.evaluate). Not shipped; harness.py copies it into a scratch extension, with the
-// real worker's page-install.js (the page code past the stubs, on a frame's first use).
+// real worker's page-install.js (the page code past the stubs, on a frame's first use) and
+// page-stubs.js (the MAIN stub per mode).
 import { createPageInstall } from './background/page-install.js';
+import { installPageStubs } from './background/page-stubs.js';
 import { ourFrame } from './lib/senders.js';
+
+// The MAIN stub of this browser's mode, as the real worker registers it (harness.py waits for it).
+self.pageStubs = installPageStubs({ chrome, log: () => {} });
 
 const installs = createPageInstall({ chrome, log: () => {} });
 // As the real worker's routes.js hands it on: our content scripts' frames only.
