@@ -13,7 +13,7 @@ ROOT = Path(__file__).parents[2]
 EXPECTED = {
     ("MANIFEST_PERMISSIONS", "manifest.json", '"sidePanel"'),  # Chrome's side panel
     ("MANIFEST_PERMISSIONS", "manifest.json", '"debugger"'),  # real input, screenshots
-    ("MANIFEST_PERMISSIONS", "manifest.json", '"offscreen"'),  # the mode probe (Firefox's background is a document)
+    ("MANIFEST_PERMISSIONS", "manifest.json", '"offscreen"'),  # Chrome's mode probe
     ("BACKGROUND_SERVICE_WORKER_IGNORED", "manifest.json", "service_worker"),  # beside scripts
     ("UNSUPPORTED_API", "background/cdp.js", "debugger."),  # only once chrome.debugger exists
     ("UNSUPPORTED_API", "background/panel-bridge.js", "sidePanel."),  # only if chrome.sidePanel
