@@ -12,7 +12,7 @@
 import {
   SWEEP_CONCURRENCY, anyAllFrames, framesToInject, probeFrame, registeredSet, scriptSets, tabsToProbe,
 } from '../lib/inject-plan.js';
-import { STUB_ID } from '../lib/page-files.js';
+import { STUB_IDS } from '../lib/page-files.js';
 
 const SWEPT_KEY = 'openTabsSwept';
 
@@ -61,7 +61,7 @@ export function installOpenTabs({ chrome, log, stubs }) {
 
   async function sweepOnce() {
     await stubs.catch(() => {});
-    const registered = await chrome.scripting.getRegisteredContentScripts?.({ ids: [STUB_ID] }).catch(() => []) ?? [];
+    const registered = await chrome.scripting.getRegisteredContentScripts?.({ ids: [...STUB_IDS] }).catch(() => []) ?? [];
     const sets = [...registered.map(registeredSet).filter((s) => s !== null), ...scriptSets(chrome.runtime.getManifest())];
     if (!sets.length) return { tabs: 0, frames: 0 };
     let fileAccess = false;

@@ -14,7 +14,7 @@
 // was registered (the first moments after an install) gets one from the open-tabs sweep
 // (open-tabs.js), which waits for `ready`.
 
-import { STUB_ID, sameStub, stubScript } from '../lib/page-files.js';
+import { STUB_IDS, sameStub, stubScript } from '../lib/page-files.js';
 
 const MODE_KEY = 'pageStubMode';
 const PROBE_URL = 'offscreen/mode-probe.html';
@@ -84,18 +84,24 @@ export function installPageStubs({ chrome, log }) {
   const ready = (async () => {
     const known = (await session?.get(MODE_KEY).catch(() => null))?.[MODE_KEY];
     if (known === 'native' || known === 'polyfill') return known;
-    let [have] = await scripting.getRegisteredContentScripts({ ids: [STUB_ID] });
-    if (!have) {
+    const had = await scripting.getRegisteredContentScripts({ ids: [...STUB_IDS] });
+    if (!had.length) {
       // The first start after an install: a stub for either mode at once, while the probe
       // looks (~0.4 s for an offscreen document), so pages opened meanwhile have WebMCP too.
-      have = stubScript('any');
-      await scripting.registerContentScripts([have]);
+      await scripting.registerContentScripts([stubScript('any')]);
     }
     registeredNow();
     const mode = await detectMode(chrome);
     const want = stubScript(mode);
-    if (!sameStub(have, want)) {
-      await scripting.updateContentScripts([want]);
+    // The mode's stub in, then the others out: a document loading in between gets both, and
+    // the second is a no-op (page/main/base.js's marker), never neither.
+    const now = await scripting.getRegisteredContentScripts({ ids: [...STUB_IDS] });
+    const mine = now.find((r) => r.id === want.id);
+    if (!mine) await scripting.registerContentScripts([want]);
+    else if (!sameStub(mine, want)) await scripting.updateContentScripts([want]); // an update changed its files
+    const stale = now.filter((r) => r.id !== want.id).map((r) => r.id);
+    if (stale.length) await scripting.unregisterContentScripts({ ids: stale });
+    if (!mine || stale.length) {
       log('info', `Page script registered for ${mode === 'native' ? "the browser's own WebMCP" : 'the WebMCP polyfill'}.`);
     }
     await session?.set({ [MODE_KEY]: mode });

@@ -49,8 +49,12 @@ export const STUB_FILES = Object.freeze({
     'page/main/start.js']),
 });
 
-/** The registered stub's id (chrome.scripting.registerContentScripts). */
-export const STUB_ID = 'webmcp-main-stub';
+/** A registered stub's id (chrome.scripting.registerContentScripts), one per file list: the
+ * worker registers the next before it lets the last go, so no document loads between them.
+ * @param {StubFiles} mode */
+export const stubId = (mode) => `webmcp-main-stub-${mode}`;
+/** Every stub id there is. */
+export const STUB_IDS = Object.freeze(/** @type {StubFiles[]} */ (['native', 'polyfill', 'any']).map(stubId));
 
 /** @typedef {'native'|'polyfill'} StubMode */
 /** @typedef {StubMode|'any'} StubFiles */
@@ -63,7 +67,7 @@ export const STUB_ID = 'webmcp-main-stub';
  */
 export function stubScript(mode) {
   return {
-    id: STUB_ID,
+    id: stubId(mode),
     js: [...STUB_FILES[mode]],
     matches: ['http://*/*', 'https://*/*'],
     runAt: /** @type {const} */ ('document_start'),

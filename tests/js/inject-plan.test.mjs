@@ -9,7 +9,7 @@ import {
   ISOLATED_MARK, MAIN_MARK, SWEEP_CONCURRENCY, framesToInject, frameUrl, matchesPattern, probeFrame, registeredSet,
   scriptSets, tabsToProbe,
 } from '../../extension/lib/inject-plan.js';
-import { STUB_FILES, STUB_ID, stubScript } from '../../extension/lib/page-files.js';
+import { STUB_FILES, STUB_IDS, stubScript } from '../../extension/lib/page-files.js';
 import { installOpenTabs } from '../../extension/background/open-tabs.js';
 import { FramePorts } from '../../extension/background/frame-ports.js';
 import { Registry } from '../../extension/lib/registry.js';
@@ -172,7 +172,7 @@ function fakeBrowser(tabs, { session = {}, failTabs = [], hangTabs = [] } = {}) 
     tabs: { query: async () => tabs.map(({ frames, ...t }) => t) },
     scripting: {
       async getRegisteredContentScripts({ ids }) {
-        assert.deepEqual(ids, [STUB_ID]);
+        assert.deepEqual(ids, [...STUB_IDS]);
         return [stubScript('polyfill')];
       },
       async executeScript({ target, func, args, files, world, injectImmediately }) {

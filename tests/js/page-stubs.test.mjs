@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { installPageStubs } from '../../extension/background/page-stubs.js';
-import { STUB_FILES, STUB_ID, sameStub, stubScript } from '../../extension/lib/page-files.js';
+import { STUB_FILES, STUB_IDS, sameStub, stubId, stubScript } from '../../extension/lib/page-files.js';
 
 /** A Chrome for page-stubs.js: `native` is what the offscreen document finds; `deaf` sends it
  * that many messages before its listener is there. */
@@ -51,6 +51,10 @@ function fakeChrome({ native = false, registered = [], session = {}, deaf = 0, s
         for (const s of list) assert.ok(!scripts.some((x) => x.id === s.id), 'a duplicate id would throw');
         scripts.push(...list);
       },
+      async unregisterContentScripts({ ids }) {
+        calls.push(['unregister', ids]);
+        scripts = scripts.filter((s) => !ids.includes(s.id));
+      },
       async updateContentScripts(list) {
         calls.push(['update', list.map((s) => s.js)]);
         for (const s of list) {
@@ -77,12 +81,14 @@ test('after an install: a stub for either mode at once, then, the offscreen docu
   assert.equal(await stubs.ready, 'native');
   assert.deepEqual(f.scripts().map((s) => s.js), [[...STUB_FILES.native]]);
   const [s] = f.scripts();
-  assert.equal(s.id, STUB_ID);
+  assert.equal(s.id, stubId('native'));
   assert.equal(s.world, 'MAIN');
   assert.equal(s.runAt, 'document_start');
   assert.equal(s.allFrames && s.matchOriginAsFallback && s.persistAcrossSessions, true);
+  // The mode's stub in before the first one out: no document loads with neither.
   assert.deepEqual(f.calls.filter((c) => c[0] !== 'createDocument' && c[0] !== 'closeDocument'), [
-    ['get', [STUB_ID]], ['register', [[...STUB_FILES.any]]], ['update', [[...STUB_FILES.native]]],
+    ['get', [...STUB_IDS]], ['register', [[...STUB_FILES.any]]], ['get', [...STUB_IDS]],
+    ['register', [[...STUB_FILES.native]]], ['unregister', [stubId('any')]],
   ]);
   assert.ok(f.calls.some((c) => c[0] === 'closeDocument'));
   assert.equal(f.chrome.storage.session.data.pageStubMode, 'native');
@@ -92,11 +98,18 @@ test('WebMCP switched off since: the native stub is replaced by the polyfill\'s;
   const f = fakeChrome({ native: false, registered: [stubScript('native')] });
   assert.equal(await installPageStubs({ chrome: f.chrome, log: quiet }).ready, 'polyfill');
   assert.deepEqual(f.scripts().map((s) => s.js), [[...STUB_FILES.polyfill]]);
-  assert.ok(!f.calls.some((c) => c[0] === 'register'));
+  assert.deepEqual(f.calls.filter((c) => c[0] === 'register' || c[0] === 'unregister'),
+    [['register', [[...STUB_FILES.polyfill]]], ['unregister', [stubId('native')]]]);
 
   const same = fakeChrome({ native: false, registered: [stubScript('polyfill')] });
   assert.equal(await installPageStubs({ chrome: same.chrome, log: quiet }).ready, 'polyfill');
-  assert.ok(!same.calls.some((c) => c[0] === 'register' || c[0] === 'update'));
+  assert.ok(!same.calls.some((c) => c[0] === 'register' || c[0] === 'update' || c[0] === 'unregister'));
+
+  // An update of the extension changed the mode's files: the same id, updated in place.
+  const older = fakeChrome({ native: true, registered: [{ ...stubScript('native'), js: ['page/main/old.js'] }] });
+  assert.equal(await installPageStubs({ chrome: older.chrome, log: quiet }).ready, 'native');
+  assert.deepEqual(older.scripts().map((s) => s.js), [[...STUB_FILES.native]]);
+  assert.ok(older.calls.some((c) => c[0] === 'update'));
 });
 
 test('a worker waking again in the same browser session looks at nothing', async () => {
