@@ -13,6 +13,8 @@ import { unscriptableReason } from './tab-urls.js';
 export const ISOLATED_MARK = 'webmcp-sidecar.isolated';
 /** The MAIN stub's marker (page/main/base.js); a page can set it too, and then only fools itself. */
 export const MAIN_MARK = 'webmcp-sidecar.main-world';
+/** @param {'MAIN'|'ISOLATED'} world */
+const markOf = (world) => (world === 'MAIN' ? MAIN_MARK : ISOLATED_MARK);
 
 /** Tabs probed and injected at once; the rest wait their turn. */
 export const SWEEP_CONCURRENCY = 4;
@@ -43,7 +45,7 @@ export function scriptSets(manifest) {
     sets.push({
       files,
       world,
-      mark: world === 'MAIN' ? MAIN_MARK : ISOLATED_MARK,
+      mark: markOf(world),
       allFrames: e.all_frames === true,
       matches: strings(e.matches),
       excludeMatches: strings(e.exclude_matches),
@@ -67,7 +69,7 @@ export function registeredSet(r) {
   return {
     files,
     world,
-    mark: world === 'MAIN' ? MAIN_MARK : ISOLATED_MARK,
+    mark: markOf(world),
     allFrames: r.allFrames === true,
     matches: strings(r.matches),
     excludeMatches: strings(r.excludeMatches),

@@ -85,7 +85,7 @@ export function stubScript(mode) {
 export function sameStub(have, want) {
   if (!have || typeof have !== 'object') return false;
   const files = (/** @type {unknown} */ v) => (Array.isArray(v) ? v.map((f) => String(f).replace(/^\//, '')).join('\n') : '');
-  return files(have.js) === files(want.js) && have.world === want.world && have.allFrames === true
-    && have.runAt === want.runAt && have.matchOriginAsFallback === true
-    && files(have.matches) === files(want.matches);
+  return files(have.js) === files(want.js) && files(have.matches) === files(want.matches)
+    && have.world === want.world && have.runAt === want.runAt && have.allFrames === want.allFrames
+    && have.matchOriginAsFallback === want.matchOriginAsFallback;
 }
