@@ -1,8 +1,9 @@
 """What runs in a page (issue 29, docs/PAGE_CODE.md "What runs in a page"), end to end with
-the real worker, host and MCP entry, both modes: a page without tools gets only the manifest's
-stubs (the worker injects nothing into it), a page that registers tools at document_start gets
-the rest of the page code once and its tools are listed and callable, a tool form added after
-load is found, and a page forging the MAIN world's tool list over and over gets one install.
+the real worker, host and MCP entry, both modes: each mode registers only its own MAIN stub, a
+page without tools gets only the stubs (the worker injects nothing into it), a page that
+registers tools at document_start gets the rest of the page code once and its tools are listed
+and callable, a tool form added after load is found, and a page forging the MAIN world's tool
+list over and over gets one install.
 """
 
 from __future__ import annotations
