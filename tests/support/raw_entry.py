@@ -11,6 +11,24 @@ from webmcp_sidecar.wire.codec import dumps
 from webmcp_sidecar.wire.constants import PROTOCOL_VERSION
 
 
+async def open_link(
+    timeout: float = 10,
+) -> tuple[localsock.Endpoint, asyncio.StreamReader, asyncio.StreamWriter]:
+    """A connection to the first host's endpoint, once there is one. A host binds its socket (the
+    file appears) a moment before it listens: a connection then is refused, so it is tried again,
+    as the MCP entry's pool does at its next scan (mcp_server/hosts.py)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            eps = localsock.list_endpoints()
+            if eps:
+                try:
+                    reader, writer = await localsock.connect(eps[0])
+                    return eps[0], reader, writer
+                except (ConnectionRefusedError, FileNotFoundError):
+                    pass
+            await asyncio.sleep(0.05)
+
+
 class RawEntry:
     def __init__(self) -> None:
         self.reader: asyncio.StreamReader | None = None
@@ -20,13 +38,7 @@ class RawEntry:
     @classmethod
     async def connect(cls, timeout: float = 10) -> RawEntry:
         self = cls()
-        async with asyncio.timeout(timeout):
-            while True:
-                eps = localsock.list_endpoints()
-                if eps:
-                    break
-                await asyncio.sleep(0.05)
-        self.reader, self.writer = await localsock.connect(eps[0])
+        _, self.reader, self.writer = await open_link(timeout)
         self.send({"type": "entry_hello", "protocol": PROTOCOL_VERSION, "client": "raw", "pid": 1})
         self.welcome = await self.recv()
         return self

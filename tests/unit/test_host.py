@@ -8,7 +8,7 @@ import stat
 import pytest
 
 from tests.support.fake_browser import FakeBrowser
-from tests.support.raw_entry import RawEntry
+from tests.support.raw_entry import RawEntry, open_link
 from webmcp_sidecar import EXTENSION_ID, GECKO_ID, paths
 from webmcp_sidecar.native_host.app import Host
 from webmcp_sidecar.native_host.stdio import FrameWriter
@@ -59,10 +59,8 @@ async def test_socket_and_logs_are_private(browser, tmp_path):
 
 async def raw_link() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """A connection to the host that has not said hello."""
-    async with asyncio.timeout(10):
-        while not (eps := localsock.list_endpoints()):
-            await asyncio.sleep(0.05)
-    return await localsock.connect(eps[0])
+    _, reader, writer = await open_link()
+    return reader, writer
 
 
 async def test_nothing_counts_before_the_hello(browser):

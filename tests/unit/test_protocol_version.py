@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.fake_browser import FakeBrowser
-from tests.support.raw_entry import RawEntry
+from tests.support.raw_entry import RawEntry, open_link
 from webmcp_sidecar.mcp_server import hosts
 from webmcp_sidecar.wire import localsock
 from webmcp_sidecar.wire.codec import dumps
@@ -52,10 +52,7 @@ async def test_host_refuses_the_calls_of_an_entry_of_another_protocol(sock_env, 
     b.send({"type": "hello", "protocol": PROTOCOL_VERSION, "extension_version": "0.1.0", "browser": "B"})
     b.send({"type": "registry", "sites": {"a.test": TOOLS}})
     await b.expect("host_hello")
-    async with asyncio.timeout(10):
-        while not (eps := localsock.list_endpoints()):
-            await asyncio.sleep(0.05)
-    reader, writer = await localsock.connect(eps[0])
+    _, reader, writer = await open_link()
     hello = {"type": "entry_hello", "client": "old", "pid": 7, "protocol": OTHER}
     writer.write(localsock.frame(dumps(hello)))
     welcome = RawEntry()
