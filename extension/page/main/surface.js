@@ -371,10 +371,16 @@
 
     // A tool form (declarative.js), or an iframe given `tools` (the relay grants it): looked for at
     // DOMContentLoaded, then in what is added or changed, until the code is asked for.
-    const FORM = `form[toolname], ${GRANTED_IFRAME}`;
+    const TOOL_FORM = 'form[toolname]';
+    const FORM = `${TOOL_FORM}, ${GRANTED_IFRAME}`;
+    // A subtree is searched with each selector alone: Blink finds one compound selector's
+    // elements by their tag, and matches a list against every element (98k elements: 0.8 ms
+    // against 3.0, in DOMContentLoaded's listener; bench/README.md, "The MAIN stub per mode").
+    /** @param {(sel: string) => unknown} has */
+    const holds = (has) => has(TOOL_FORM) || has(GRANTED_IFRAME);
     const watchForms = () => {
       if (asked) return;
-      if (rApply(docQuerySelectorAll, D, [FORM]).length) return use();
+      if (holds((sel) => rApply(docQuerySelectorAll, D, [sel]).length)) return use();
       forms = new MutationObserver((/** @type {MutationRecord[]} */ records) => {
         const { elMatches, elQuerySelector } = dom();
         for (const r of records) {
@@ -384,7 +390,7 @@
             continue;
           }
           for (const n of /** @type {any} */ (r.addedNodes)) {
-            if (n.nodeType === 1 && (rApply(elMatches, n, [FORM]) || rApply(elQuerySelector, n, [FORM]))) return use();
+            if (n.nodeType === 1 && (rApply(elMatches, n, [FORM]) || holds((sel) => rApply(elQuerySelector, n, [sel])))) return use();
           }
         }
       });
