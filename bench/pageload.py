@@ -174,14 +174,14 @@ class Series:
     dcl: list[float] = field(default_factory=list)
     load: list[float] = field(default_factory=list)
     heap: list[float] = field(default_factory=list)  # bytes per frame
-    cpu: list[float] = field(default_factory=list)  # ms in extension scripts (traced)
+    ext_ms: list[float] = field(default_factory=list)  # ms the extension took in the page (traced)
 
     def add(self, other: Series) -> None:
         """Pools `other`'s loads into these."""
         self.dcl += other.dcl
         self.load += other.load
         self.heap += other.heap
-        self.cpu += other.cpu
+        self.ext_ms += other.ext_ms
 
 
 TIMING = """() => { const n = performance.getEntriesByType('navigation')[0];
@@ -216,14 +216,14 @@ def site_blank(url: str) -> str:
     return url.rsplit("/", 1)[0] + "/frame.html"
 
 
-async def load_once(ctx: BrowserContext, url: str, s: Series, profile: bool, start: str = "tab") -> None:
+async def load_once(ctx: BrowserContext, url: str, s: Series, traced: bool, start: str = "tab") -> None:
     """One load of `url` in a fresh tab. `start` "site": the tab shows a blank page of the same
     site first, so the measured navigation stays in that renderer (no process start in it)."""
     page = await ctx.new_page()
     try:
         if start == "site":
             await page.goto(site_blank(url))
-        if profile:
+        if traced:
             cdp = await ctx.new_cdp_session(page)
             events: list[dict[str, Any]] = []
             done = asyncio.Event()
@@ -235,7 +235,7 @@ async def load_once(ctx: BrowserContext, url: str, s: Series, profile: bool, sta
             await cdp.send("Tracing.end")
             await done.wait()
             await cdp.detach()
-            s.cpu.append(ext_script_ms(events))
+            s.ext_ms.append(ext_script_ms(events))
             return
         await page.goto(url, wait_until="load")
         dcl, load = await page.evaluate(TIMING)
@@ -307,7 +307,7 @@ def report(results: dict[tuple[str, str, str], Series], modes: list[str], pages:
                 f"{fmt(p99(f.load))} / {fmt(p99(o.load))}",
                 f"{med(b.heap) / 1024:.0f} / {med(f.heap) / 1024:.0f} / {med(o.heap) / 1024:.0f}",
                 f"{(med(o.heap) - med(f.heap)) / 1024:+.0f}",
-                f"{med(f.cpu):.1f} / {med(o.cpu):.1f}" if o.cpu else "-",
+                f"{med(f.ext_ms):.1f} / {med(o.ext_ms):.1f}" if o.ext_ms else "-",
             ])
         print(table(f"{label}, {mode} ({rounds} rounds; ms, KB; bare / floor / {label})", HEADER, rows))
 
@@ -429,15 +429,15 @@ async def one_launch(run: Path, floor: Path, base: str, modes: list[str], pages:
                     await load_once(ctxs[(mode, v)], base + page_path(name), Series(), False)
         t0 = time.monotonic()
         for r in range(args.rounds + args.cpu_rounds):
-            profile = r >= args.rounds
+            traced = r >= args.rounds
             for name in pages:
                 for mode in modes:
                     order = variants if r % 2 == 0 else variants[::-1]
                     for v in order:
-                        if profile and v == "bare":
+                        if traced and v == "bare":
                             continue
                         await load_once(ctxs[(mode, v)], base + page_path(name),
-                                        mine[(mode, name, v)], profile, args.start)
+                                        mine[(mode, name, v)], traced, args.start)
             print(f"round {r + 1}/{args.rounds + args.cpu_rounds} "
                   f"({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
         await asyncio.sleep(args.idle)  # let the worker and the host go idle

@@ -7,6 +7,7 @@
 // first, in each set's world (does that world's marker exist?), and only frames without it get
 // that set's files; the page scripts' own markers make a second copy a no-op anyway.
 
+import { scriptPath } from './page-files.js';
 import { unscriptableReason } from './tab-urls.js';
 
 /** Our marker in the isolated world (`Symbol.for(...)`, page/isolated/stub.js, every frame's). */
@@ -63,7 +64,7 @@ export function scriptSets(manifest) {
  * @returns {ScriptSet|null}
  */
 export function registeredSet(r) {
-  const files = Array.isArray(r?.js) ? r.js.filter((f) => typeof f === 'string' && f).map((f) => f.replace(/^\//, '')) : [];
+  const files = Array.isArray(r?.js) ? r.js.filter((f) => typeof f === 'string' && f).map(scriptPath) : [];
   if (!files.length) return null;
   const world = r.world === 'MAIN' ? 'MAIN' : 'ISOLATED';
   return {

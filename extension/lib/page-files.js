@@ -78,13 +78,17 @@ export function stubScript(mode) {
   };
 }
 
+/** A file of a registered script as we name it: Chrome may give it back with a leading slash.
+ * @param {unknown} f */
+export const scriptPath = (f) => String(f).replace(/^\//, '');
+
 /**
  * Whether a registered script (chrome.scripting.getRegisteredContentScripts) is this one.
  * @param {any} have @param {ReturnType<typeof stubScript>} want
  */
 export function sameStub(have, want) {
   if (!have || typeof have !== 'object') return false;
-  const files = (/** @type {unknown} */ v) => (Array.isArray(v) ? v.map((f) => String(f).replace(/^\//, '')).join('\n') : '');
+  const files = (/** @type {unknown} */ v) => (Array.isArray(v) ? v.map(scriptPath).join('\n') : '');
   return files(have.js) === files(want.js) && files(have.matches) === files(want.matches)
     && have.world === want.world && have.runAt === want.runAt && have.allFrames === want.allFrames
     && have.matchOriginAsFallback === want.matchOriginAsFallback;
